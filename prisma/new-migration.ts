@@ -1,0 +1,52 @@
+// Writes the SQL of a new migration for each dialect: `npm run db:new-migration -- <name>`.
+// Each migration keeps a copy of the schema it leads to, so the next one is diffed from it without a
+// database (the Prisma CLI cannot migrate PostgreSQL offline; src/db/migrate.ts applies the SQL).
+// `--check` fails when models.prisma has changes that no migration carries.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { dialects, renderSchema, schemaPath } from "./build-schemas.ts";
+
+const prismaDir = dirname(fileURLToPath(import.meta.url));
+
+function lastMigration(dialect: string): string | undefined {
+  const dir = join(prismaDir, "migrations", dialect);
+  if (!existsSync(dir)) return undefined;
+  return readdirSync(dir).sort().at(-1);
+}
+
+const check = process.argv.includes("--check");
+const name = process.argv.slice(2).find((a) => !a.startsWith("--"));
+if (!check && !/^[a-z0-9_]+$/.test(name ?? "")) {
+  console.error("usage: npm run db:new-migration -- <name in snake_case>");
+  process.exit(1);
+}
+
+let pending = false;
+for (const dialect of dialects) {
+  const last = lastMigration(dialect);
+  const snapshot = last ? join(prismaDir, "migrations", dialect, last, "schema.prisma") : undefined;
+  const current = renderSchema(dialect);
+  if (snapshot && readFileSync(snapshot, "utf8") === current) continue;
+  if (check) {
+    console.error(`${dialect}: models.prisma has changes with no migration: npm run db:new-migration -- <name>`);
+    pending = true;
+    continue;
+  }
+  const from = snapshot ? ["--from-schema-datamodel", snapshot] : ["--from-empty"];
+  const anyFile = join(prismaDir, "models.prisma");
+  const sql = execFileSync(
+    "npx",
+    ["prisma", "migrate", "diff", "--config", join(prismaDir, "prisma.config.ts"), ...from,
+      "--to-schema-datamodel", schemaPath(dialect), "--script"],
+    { encoding: "utf8", env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: anyFile, PRISMA_QUERY_ENGINE_LIBRARY: anyFile, PRISMA_HIDE_UPDATE_MESSAGE: "1" } },
+  );
+  const number = String((last ? Number(last.slice(0, 4)) : 0) + 1).padStart(4, "0");
+  const dir = join(prismaDir, "migrations", dialect, `${number}_${name}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "migration.sql"), sql);
+  writeFileSync(join(dir, "schema.prisma"), current);
+  console.log(`wrote ${dir}`);
+}
+if (pending) process.exit(1);

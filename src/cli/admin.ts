@@ -1,0 +1,112 @@
+// Operator commands. Each prints one JSON object on its last line of stdout and exits 0; on error,
+// a message on stderr and exit 1. Uses the same DATABASE_URL as the server (and migrates it first).
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config.ts";
+import { ENVIRONMENTS, type Deps, type Environment } from "../context.ts";
+import { openDatabase } from "../db/client.ts";
+import { migrateDatabase } from "../db/migrate.ts";
+import { DomainError } from "../errors.ts";
+import { createApiKey, revokeApiKey } from "../modules/api-keys/api-keys.service.ts";
+import {
+  createOrganization,
+  enableAsset,
+  requireOrganization,
+  setExchangeRate,
+  setSettlementWallet,
+} from "../modules/organizations/organizations.service.ts";
+import { systemClock } from "../shared/clock.ts";
+import { randomIds } from "../shared/ids.ts";
+
+const USAGE = `usage: npm run --silent admin -- <command>
+  org create --name NAME
+  wallet set --org ID --environment sandbox|production --address G...
+  asset enable --org ID --environment sandbox|production --code CODE --issuer G...
+  rate set --org ID --environment sandbox|production --currency USD --asset CODE --price P
+  key create --org ID --environment sandbox|production
+  key revoke --key-prefix PREFIX`;
+
+class UsageError extends Error {}
+
+type Options = Record<string, string | undefined>;
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function environment(options: Options): Environment {
+  const value = required(options, "environment");
+  if (!ENVIRONMENTS.includes(value as Environment)) throw new UsageError("--environment must be sandbox or production");
+  return value as Environment;
+}
+
+const commands: Record<string, (deps: Deps, o: Options) => Promise<object>> = {
+  "org create": (deps, o) => createOrganization(deps, { name: required(o, "name") }),
+  "wallet set": async (deps, o) => {
+    await setSettlementWallet(deps, { organizationId: required(o, "org"), environment: environment(o), address: required(o, "address") });
+    return { ok: true };
+  },
+  "asset enable": async (deps, o) => {
+    await enableAsset(deps, {
+      organizationId: required(o, "org"),
+      environment: environment(o),
+      code: required(o, "code"),
+      issuer: required(o, "issuer"),
+    });
+    return { ok: true };
+  },
+  "rate set": async (deps, o) => {
+    await setExchangeRate(deps, {
+      organizationId: required(o, "org"),
+      environment: environment(o),
+      currency: required(o, "currency"),
+      assetCode: required(o, "asset"),
+      price: required(o, "price"),
+    });
+    return { ok: true };
+  },
+  "key create": async (deps, o) => {
+    const organizationId = required(o, "org");
+    await requireOrganization(deps, organizationId);
+    return { api_key: await createApiKey(deps, { organizationId, environment: environment(o) }) };
+  },
+  "key revoke": async (deps, o) => {
+    await revokeApiKey(deps, { prefix: required(o, "key-prefix") });
+    return { ok: true };
+  },
+};
+
+async function run(argv: string[]): Promise<object> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: Object.fromEntries(
+      ["name", "org", "environment", "address", "code", "issuer", "currency", "asset", "price", "key-prefix"].map((n) => [n, { type: "string" as const }]),
+    ),
+  });
+  const command = commands[positionals.slice(0, 2).join(" ")];
+  if (!command || positionals.length !== 2) throw new UsageError(USAGE);
+  const config = loadConfig();
+  await migrateDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl);
+  try {
+    return await command({ db: database.db, config, clock: systemClock, ids: randomIds }, values as Options);
+  } finally {
+    await database.close();
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (result) => {
+    console.log(JSON.stringify(result));
+  },
+  (error: unknown) => {
+    const message =
+      error instanceof UsageError || error instanceof DomainError
+        ? error.message === "Not found" ? "organization not found" : error.message
+        : error instanceof Error ? error.message : String(error);
+    console.error(message);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,82 @@
+// The only reader of process.env. Every problem is reported at once, then the process exits.
+import { resolve } from "node:path";
+import { z } from "zod";
+
+const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+const port = z.coerce.number().int().min(0).max(65535);
+const requestsPerSecond = z.coerce.number().min(0);
+
+const envSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATABASE_URL: z
+    .string()
+    .refine((v) => v.startsWith("file:") || /^postgres(ql)?:\/\//.test(v), "must be file:<path> or postgresql://...")
+    .optional(),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  LEDGER: z.enum(["horizon", "simulated"]).default("horizon"),
+  HORIZON_TESTNET_URL: z.url().default("https://horizon-testnet.stellar.org"),
+  HORIZON_PUBLIC_URL: z.url().default("https://horizon.stellar.org"),
+  SIM_LEDGER_CLOSE_MS: z.coerce.number().int().min(10).default(1000),
+  RATE_LIMIT_LIVE: requestsPerSecond.default(100),
+  RATE_LIMIT_SANDBOX: requestsPerSecond.default(25),
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, "must be comma-separated whole seconds")
+    .default("60,300,1800,7200,86400"),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Dialect = "sqlite" | "postgresql";
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  dialect: Dialect;
+  publicUrl: string;
+  ledger: "horizon" | "simulated";
+  horizonUrls: { testnet: string; public: string };
+  simLedgerCloseMs: number;
+  rateLimits: { live: number; sandbox: number };
+  webhookRetryDelaysSeconds: number[];
+  webhookTimeoutMs: number;
+  webhookAllowPrivate: boolean;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+export const DEFAULT_DATABASE_URL = `file:${resolve("data", "stellar-pay.db")}`;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty variables count as unset, as shells and .env files often leave them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+  }
+  const e = parsed.data;
+  const databaseUrl = e.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl,
+    dialect: databaseUrl.startsWith("file:") ? "sqlite" : "postgresql",
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    ledger: e.LEDGER,
+    horizonUrls: { testnet: e.HORIZON_TESTNET_URL, public: e.HORIZON_PUBLIC_URL },
+    simLedgerCloseMs: e.SIM_LEDGER_CLOSE_MS,
+    rateLimits: { live: e.RATE_LIMIT_LIVE, sandbox: e.RATE_LIMIT_SANDBOX },
+    webhookRetryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS.split(",").map(Number),
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    logLevel: e.LOG_LEVEL,
+  };
+}

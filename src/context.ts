@@ -1,0 +1,29 @@
+import type { Config } from "./config.ts";
+import type { Db } from "./db/client.ts";
+import type { Clock } from "./shared/clock.ts";
+import type { IdGenerator } from "./shared/ids.ts";
+
+export type Environment = "sandbox" | "production";
+export const ENVIRONMENTS: readonly Environment[] = ["sandbox", "production"];
+
+/** What every service and worker is given: nothing global, so tests can swap the clock and ids. */
+export interface Deps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  ids: IdGenerator;
+}
+
+/** Who is calling: resolved from an API key. Every query of a service is confined to it. */
+export interface Scope {
+  organizationId: string;
+  environment: Environment;
+  apiKeyId: string;
+}
+
+export interface ServiceContext extends Deps {
+  scope: Scope;
+}
+
+/** The where-clause that confines a query to the caller's organization and environment. */
+export const inScope = (scope: Scope) => ({ organizationId: scope.organizationId, environment: scope.environment });

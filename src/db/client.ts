@@ -1,0 +1,43 @@
+// One Prisma client type for both dialects: the two generated clients have the same models, so the
+// PostgreSQL one is used through the SQLite one's type.
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "../generated/sqlite/client.ts";
+import { PrismaClient as PgPrismaClient } from "../generated/postgresql/client.ts";
+import type { Dialect } from "../config.ts";
+
+export type Db = PrismaClient;
+/** What a service may use inside `db.$transaction(async (tx) => ...)`. */
+export type Tx = Omit<Db, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
+
+export interface Database {
+  db: Db;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export function sqlitePath(url: string): string {
+  return url.slice("file:".length).split("?")[0]!;
+}
+
+/** For PostgreSQL, `?schema=name` selects the schema (the tests give each file its own). */
+export function postgresSchema(url: string): string {
+  return new URL(url).searchParams.get("schema") ?? "public";
+}
+
+export function openDatabase(url: string): Database {
+  if (url.startsWith("file:")) {
+    const path = sqlitePath(url);
+    mkdirSync(dirname(path), { recursive: true });
+    // WAL lets readers run beside the writer; the busy timeout makes concurrent writers wait their
+    // turn instead of failing.
+    const adapter = new PrismaBetterSQLite3({ url: path, timeout: 10_000 });
+    const db = new PrismaClient({ adapter });
+    return { db, dialect: "sqlite", close: () => db.$disconnect() };
+  }
+  const adapter = new PrismaPg({ connectionString: url, max: 20 }, { schema: postgresSchema(url) });
+  const db = new PgPrismaClient({ adapter }) as unknown as Db;
+  return { db, dialect: "postgresql", close: () => db.$disconnect() };
+}

@@ -1,0 +1,67 @@
+import { builder } from "../../graphql/builder.ts";
+import { requireService } from "../../graphql/context.ts";
+import { defined } from "../../graphql/shared-types.ts";
+import { inScope } from "../../context.ts";
+import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
+import { createCustomerSchema, updateCustomerSchema } from "./customers.inputs.ts";
+import { createCustomer, getCustomer, updateCustomer } from "./customers.service.ts";
+
+builder.prismaObject("Customer", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    email: t.exposeString("email", { nullable: true }),
+    name: t.exposeString("name", { nullable: true }),
+    description: t.exposeString("description", { nullable: true }),
+    metadata: t.field({ type: "Metadata", nullable: true, resolve: (c) => deserializeMetadata(c.metadata) }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    payments: t.relatedConnection("payments", {
+      cursor: "id",
+      query: { orderBy: [{ createdAt: "desc" }, { id: "desc" }] },
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  customer: t.prismaField({
+    type: "Customer",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, ctx) => getCustomer(requireService(ctx), String(args.id)),
+  }),
+  customers: t.prismaConnection({
+    type: "Customer",
+    cursor: "id",
+    resolve: (query, _root, _args, ctx) => {
+      const service = requireService(ctx);
+      return service.db.customer.findMany({
+        ...query,
+        where: inScope(service.scope),
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      });
+    },
+  }),
+}));
+
+const CustomerInput = builder.inputType("CustomerInput", {
+  fields: (t) => ({
+    email: t.string(),
+    name: t.string(),
+    description: t.string(),
+    metadata: t.field({ type: "Metadata" }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createCustomer: t.prismaField({
+    type: "Customer",
+    args: { input: t.arg({ type: CustomerInput, required: true }) },
+    resolve: (_query, _root, { input }, ctx) =>
+      createCustomer(requireService(ctx), parseInput(createCustomerSchema, defined({ ...input }), "input")),
+  }),
+  updateCustomer: t.prismaField({
+    type: "Customer",
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: CustomerInput, required: true }) },
+    resolve: (_query, _root, { id, input }, ctx) =>
+      updateCustomer(requireService(ctx), String(id), parseInput(updateCustomerSchema, defined({ ...input }), "input")),
+  }),
+}));

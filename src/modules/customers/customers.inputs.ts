@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { listQuerySchema } from "../../shared/pagination.ts";
+import { descriptionSchema, metadataSchema } from "../../shared/validation.ts";
+
+const customerFields = {
+  email: z.email({ error: "must be a valid email address" }).max(320).nullable().optional(),
+  name: z.string().max(256).nullable().optional(),
+  description: descriptionSchema.optional(),
+  metadata: metadataSchema.optional(),
+};
+
+export const createCustomerSchema = z.strictObject(customerFields);
+/** An update changes the fields it names; null clears one. */
+export const updateCustomerSchema = z.strictObject(customerFields);
+export type CustomerInput = z.output<typeof createCustomerSchema>;
+
+export const listCustomersSchema = listQuerySchema({});

@@ -1,0 +1,117 @@
+// Organizations and their per-environment settings: settlement wallet, enabled assets, price table.
+// Used by the operator CLI; the payment services read the settings through loadSettings.
+import type { Deps, Environment, Scope } from "../../context.ts";
+import { badRequest, notFound } from "../../errors.ts";
+import { type Asset, XLM, isStellarAddress } from "../../shared/assets.ts";
+import { createApiKey } from "../api-keys/api-keys.service.ts";
+
+export async function createOrganization(deps: Deps, input: { name: string }) {
+  const name = input.name.trim();
+  if (!name) throw badRequest("name is required");
+  const id = deps.ids.newId("org");
+  await deps.db.organization.create({ data: { id, name, createdAt: deps.clock.now() } });
+  return {
+    organization_id: id,
+    sandbox_api_key: await createApiKey(deps, { organizationId: id, environment: "sandbox" }),
+    live_api_key: await createApiKey(deps, { organizationId: id, environment: "production" }),
+  };
+}
+
+export async function requireOrganization(deps: Deps, organizationId: string) {
+  const org = await deps.db.organization.findUnique({ where: { id: organizationId } });
+  if (!org) throw notFound();
+  return org;
+}
+
+export async function setSettlementWallet(
+  deps: Deps,
+  input: { organizationId: string; environment: Environment; address: string },
+) {
+  if (!isStellarAddress(input.address)) throw badRequest("address must be a Stellar public key (G...)");
+  await requireOrganization(deps, input.organizationId);
+  const key = { organizationId: input.organizationId, environment: input.environment };
+  await deps.db.environmentSettings.upsert({
+    where: { organizationId_environment: key },
+    create: { ...key, settlementAddress: input.address },
+    update: { settlementAddress: input.address },
+  });
+}
+
+export async function enableAsset(
+  deps: Deps,
+  input: { organizationId: string; environment: Environment; code: string; issuer: string },
+) {
+  if (!/^[A-Za-z0-9]{1,12}$/.test(input.code) || input.code === "XLM") {
+    throw badRequest("code must be 1 to 12 alphanumeric characters (XLM is always enabled)");
+  }
+  if (!isStellarAddress(input.issuer)) throw badRequest("issuer must be a Stellar public key (G...)");
+  await requireOrganization(deps, input.organizationId);
+  const row = { organizationId: input.organizationId, environment: input.environment, code: input.code, issuer: input.issuer };
+  await deps.db.enabledAsset.upsert({
+    where: { organizationId_environment_code_issuer: row },
+    create: { ...row, createdAt: deps.clock.now() },
+    update: {},
+  });
+}
+
+export async function setExchangeRate(
+  deps: Deps,
+  input: { organizationId: string; environment: Environment; currency: string; assetCode: string; price: string },
+) {
+  if (!/^[A-Z]{3}$/.test(input.currency)) throw badRequest("currency must be an ISO 4217 code (3 uppercase letters)");
+  if (!/^\d+(\.\d{1,7})?$/.test(input.price) || /^[0.]+$/.test(input.price)) {
+    throw badRequest("price must be a positive decimal with at most 7 places");
+  }
+  await requireOrganization(deps, input.organizationId);
+  const candidates = (await loadEnabledAssets(deps, input)).filter((a) => a.code === input.assetCode);
+  if (candidates.length === 0) throw badRequest(`asset ${input.assetCode} is not enabled for this organization`);
+  if (candidates.length > 1) throw badRequest(`asset ${input.assetCode} is ambiguous: several issuers are enabled`);
+  const row = {
+    organizationId: input.organizationId,
+    environment: input.environment,
+    currency: input.currency,
+    assetCode: input.assetCode,
+    assetIssuer: candidates[0]!.issuer ?? "",
+  };
+  await deps.db.exchangeRate.upsert({
+    where: { organizationId_environment_currency_assetCode_assetIssuer: row },
+    create: { ...row, price: input.price },
+    update: { price: input.price },
+  });
+}
+
+async function loadEnabledAssets(deps: Deps, scope: { organizationId: string; environment: Environment }) {
+  const rows = await deps.db.enabledAsset.findMany({
+    where: { organizationId: scope.organizationId, environment: scope.environment },
+    orderBy: { createdAt: "asc" },
+  });
+  return [XLM, ...rows.map((r): Asset => ({ code: r.code, issuer: r.issuer }))];
+}
+
+export interface EnvironmentSettingsView {
+  settlementAddress: string | null;
+  displayName: string;
+  /** XLM first, then the enabled credit assets */
+  enabledAssets: Asset[];
+  rates: { currency: string; asset: Asset; price: string }[];
+}
+
+export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationId" | "environment">): Promise<EnvironmentSettingsView> {
+  const key = { organizationId: scope.organizationId, environment: scope.environment };
+  const [settings, org, enabledAssets, rates] = await Promise.all([
+    deps.db.environmentSettings.findUnique({ where: { organizationId_environment: key } }),
+    deps.db.organization.findUnique({ where: { id: scope.organizationId } }),
+    loadEnabledAssets(deps, scope),
+    deps.db.exchangeRate.findMany({ where: key }),
+  ]);
+  return {
+    settlementAddress: settings?.settlementAddress ?? null,
+    displayName: settings?.displayName ?? org?.name ?? "",
+    enabledAssets,
+    rates: rates.map((r) => ({
+      currency: r.currency,
+      asset: { code: r.assetCode, issuer: r.assetIssuer || null },
+      price: r.price,
+    })),
+  };
+}

@@ -1,0 +1,110 @@
+import { builder } from "../../graphql/builder.ts";
+import { requireService } from "../../graphql/context.ts";
+import { AssetRef, AssetRefInput, assetInput, defined } from "../../graphql/shared-types.ts";
+import { inScope } from "../../context.ts";
+import { parseAssetList } from "../../shared/assets.ts";
+import { formatStroops } from "../../shared/money.ts";
+import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
+import { PAYMENT_STATUSES, SOURCE_TYPES, createPaymentSchema } from "./payments.inputs.ts";
+import { createPayment, getPayment } from "./payments.service.ts";
+import { checkoutUrl } from "./payments.view.ts";
+
+export const PaymentStatusEnum = builder.enumType("PaymentStatus", { values: PAYMENT_STATUSES });
+const SourceTypeEnum = builder.enumType("PaymentSourceType", { values: SOURCE_TYPES });
+
+export const PaymentType = builder.prismaObject("Payment", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    amount: t.string({ resolve: (p) => formatStroops(p.amount) }),
+    settlementAsset: t.field({
+      type: AssetRef,
+      resolve: (p) => ({ code: p.settlementAssetCode, issuer: p.settlementAssetIssuer }),
+    }),
+    allowedAssets: t.field({ type: [AssetRef], resolve: (p) => parseAssetList(p.allowedAssets) }),
+    paidAsset: t.field({
+      type: AssetRef,
+      nullable: true,
+      resolve: (p) => (p.paidAssetCode ? { code: p.paidAssetCode, issuer: p.paidAssetIssuer } : null),
+    }),
+    status: t.field({ type: PaymentStatusEnum, resolve: (p) => p.status as (typeof PAYMENT_STATUSES)[number] }),
+    description: t.exposeString("description", { nullable: true }),
+    metadata: t.field({ type: "Metadata", nullable: true, resolve: (p) => deserializeMetadata(p.metadata) }),
+    checkoutUrl: t.string({ resolve: (p, _args, ctx) => checkoutUrl(ctx.deps.config.publicUrl, p.id) }),
+    sourceType: t.field({ type: SourceTypeEnum, resolve: (p) => p.sourceType as (typeof SOURCE_TYPES)[number] }),
+    customerId: t.exposeString("customerId", { nullable: true }),
+    customer: t.relation("customer", { nullable: true }),
+    payerAddress: t.exposeString("payerAddress", { nullable: true }),
+    txHash: t.exposeString("txHash", { nullable: true }),
+    confirmedAt: t.expose("confirmedAt", { type: "DateTime", nullable: true }),
+    expiresAt: t.expose("expiresAt", { type: "DateTime", nullable: true }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    amountReceived: t.string({ resolve: (p) => formatStroops(p.amountReceived) }),
+    late: t.exposeBoolean("late"),
+    failureReason: t.exposeString("failureReason", { nullable: true }),
+    pricingCurrency: t.exposeString("pricingCurrency", { nullable: true }),
+    pricingAmount: t.exposeString("pricingAmount", { nullable: true }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  payment: t.prismaField({
+    type: "Payment",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, ctx) => getPayment(requireService(ctx), String(args.id)),
+  }),
+  payments: t.prismaConnection({
+    type: "Payment",
+    cursor: "id",
+    args: { status: t.arg({ type: PaymentStatusEnum }), customerId: t.arg.string() },
+    resolve: (query, _root, args, ctx) => {
+      const service = requireService(ctx);
+      return service.db.payment.findMany({
+        ...query,
+        where: {
+          ...inScope(service.scope),
+          ...(args.status && { status: args.status }),
+          ...(args.customerId && { customerId: args.customerId }),
+        },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      });
+    },
+  }),
+}));
+
+const CreatePaymentInput = builder.inputType("CreatePaymentInput", {
+  fields: (t) => ({
+    amount: t.string(),
+    pricingCurrency: t.string(),
+    pricingAmount: t.string(),
+    settlementAsset: t.field({ type: AssetRefInput }),
+    asset: t.string({ description: "quickstart form: an enabled asset's code" }),
+    allowedAssets: t.field({ type: [AssetRefInput] }),
+    description: t.string(),
+    metadata: t.field({ type: "Metadata" }),
+    expiresInMinutes: t.int(),
+    customerId: t.string(),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createPayment: t.prismaField({
+    type: "Payment",
+    args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
+    resolve: (_query, _root, { input }, ctx) => {
+      const service = requireService(ctx);
+      const body = defined({
+        amount: input.amount,
+        pricing_currency: input.pricingCurrency,
+        pricing_amount: input.pricingAmount,
+        settlement_asset: input.settlementAsset ? assetInput(input.settlementAsset) : input.settlementAsset,
+        asset: input.asset,
+        allowed_assets: input.allowedAssets?.map(assetInput) ?? input.allowedAssets,
+        description: input.description,
+        metadata: input.metadata,
+        expires_in_minutes: input.expiresInMinutes,
+        customer_id: input.customerId,
+      });
+      return createPayment(service, parseInput(createPaymentSchema, body, "input"));
+    },
+  }),
+}));

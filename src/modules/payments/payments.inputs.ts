@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { listQuerySchema } from "../../shared/pagination.ts";
+import {
+  amountSchema,
+  assetCodeSchema,
+  assetRefSchema,
+  descriptionSchema,
+  metadataSchema,
+} from "../../shared/validation.ts";
+
+export const PAYMENT_STATUSES = ["pending", "completed", "failed", "expired"] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export const SOURCE_TYPES = ["direct", "checkout_session", "payment_link", "invoice"] as const;
+export type SourceType = (typeof SOURCE_TYPES)[number];
+
+/** A positive decimal with up to 7 places, as a string (the merchant's display price). */
+const pricingAmountSchema = z
+  .string()
+  .regex(/^\d+(\.\d{1,7})?$/, { error: "must match ^\\d+(\\.\\d{1,7})?$" })
+  .refine((v) => !/^[0.]+$/.test(v), { error: "must be greater than 0" });
+
+export const createPaymentSchema = z
+  .strictObject({
+    amount: amountSchema.optional(),
+    pricing_currency: z.string().regex(/^[A-Z]{3}$/, { error: "must be an ISO 4217 code (3 uppercase letters)" }).optional(),
+    pricing_amount: pricingAmountSchema.optional(),
+    settlement_asset: assetRefSchema.optional(),
+    /** quickstart form: an enabled asset named by its code */
+    asset: assetCodeSchema.optional(),
+    allowed_assets: z.array(assetRefSchema).min(1).optional(),
+    description: descriptionSchema.optional(),
+    metadata: metadataSchema.optional(),
+    expires_in_minutes: z.number().int().min(5).max(10080).optional(),
+    customer_id: z.string().nullable().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.pricing_currency !== undefined && body.pricing_amount === undefined) {
+      ctx.addIssue({ code: "custom", path: ["pricing_amount"], message: "is required with pricing_currency" });
+    } else if (body.pricing_amount !== undefined && body.pricing_currency === undefined) {
+      ctx.addIssue({ code: "custom", path: ["pricing_currency"], message: "is required with pricing_amount" });
+    } else if (body.amount === undefined && body.pricing_amount === undefined) {
+      ctx.addIssue({ code: "custom", path: ["amount"], message: "is required" });
+    }
+    if (body.asset !== undefined && body.settlement_asset !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["asset"], message: "cannot be given with settlement_asset" });
+    }
+  });
+
+export type CreatePaymentInput = z.output<typeof createPaymentSchema>;
+
+export const listPaymentsSchema = listQuerySchema({
+  status: z.enum(PAYMENT_STATUSES).optional(),
+  customer_id: z.string().min(1).optional(),
+});

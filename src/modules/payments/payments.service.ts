@@ -1,0 +1,176 @@
+// Payments (payment intents): creation with every rule of the spec and decisions, reads and lists.
+// Other resources (checkout sessions, links, invoices) create their payment through
+// preparePayment + insertPayment inside their own transaction.
+import { randomBytes } from "node:crypto";
+import type { Payment } from "../../generated/sqlite/client.ts";
+import { type ServiceContext, inScope } from "../../context.ts";
+import type { Tx } from "../../db/client.ts";
+import { badRequest, notFound } from "../../errors.ts";
+import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../shared/assets.ts";
+import { convertToStroops, normalizeDecimal } from "../../shared/money.ts";
+import { networkPassphraseFor } from "../../shared/network.ts";
+import { type ListQuery, listPage } from "../../shared/pagination.ts";
+import { serializeMetadata } from "../../shared/validation.ts";
+import { type EnvironmentSettingsView, loadSettings } from "../organizations/organizations.service.ts";
+import { recordEvent } from "../events/events.service.ts";
+import type { CreatePaymentInput, PaymentStatus, SourceType } from "./payments.inputs.ts";
+import { paymentJson } from "./payments.view.ts";
+
+const DEFAULT_EXPIRY_MINUTES = 60;
+
+/** Everything a payment row needs, checked against the organization's settings; nothing written yet. */
+export interface PaymentDraft {
+  amount: bigint;
+  settlementAsset: Asset;
+  allowedAssets: Asset[];
+  settlementAddress: string;
+  pricingCurrency: string | null;
+  pricingAmount: string | null;
+  description: string | null;
+  metadata: Record<string, string> | null;
+  customerId: string | null;
+  expiresAt: Date;
+}
+
+export interface PaymentTerms {
+  amount?: bigint;
+  pricing_currency?: string;
+  pricing_amount?: string;
+  settlement_asset?: Asset;
+  asset?: string;
+  allowed_assets?: Asset[];
+  description?: string | null;
+  metadata?: Record<string, string> | null;
+  customer_id?: string | null;
+  expires_at: Date;
+}
+
+function requireEnabled(settings: EnvironmentSettingsView, asset: Asset, field: string): Asset {
+  if (!settings.enabledAssets.some((a) => sameAsset(a, asset))) {
+    throw badRequest(`${field} ${assetKey(asset)} is not enabled for this organization`);
+  }
+  return asset;
+}
+
+/** Stablecoins named after their currency (USDC, USDT for USD; EURC for EUR) convert 1:1 when no rate is set. */
+const isPeggedTo = (asset: Asset, currency: string) => asset.issuer !== null && asset.code.toUpperCase().startsWith(currency);
+
+function convertPricing(settings: EnvironmentSettingsView, currency: string, pricingAmount: string, asset: Asset): bigint {
+  const rate = settings.rates.find((r) => r.currency === currency && sameAsset(r.asset, asset));
+  if (rate) return convertToStroops(pricingAmount, rate.price);
+  if (isPeggedTo(asset, currency)) return convertToStroops(pricingAmount, "1");
+  throw badRequest(`No exchange rate for ${currency} to ${asset.code}`);
+}
+
+export async function requireCustomer(ctx: ServiceContext, customerId: string | null | undefined): Promise<string | null> {
+  if (customerId == null) return null;
+  const customer = await ctx.db.customer.findFirst({ where: { id: customerId, ...inScope(ctx.scope) }, select: { id: true } });
+  if (!customer) throw badRequest("customer_id does not name a customer");
+  return customer.id;
+}
+
+export async function preparePayment(ctx: ServiceContext, terms: PaymentTerms): Promise<PaymentDraft> {
+  const settings = await loadSettings(ctx, ctx.scope);
+  if (!settings.settlementAddress) throw badRequest("Settlement wallet is not configured");
+
+  let settlementAsset = XLM;
+  if (terms.settlement_asset) {
+    settlementAsset = requireEnabled(settings, terms.settlement_asset, "settlement_asset");
+  } else if (terms.asset) {
+    const named = settings.enabledAssets.filter((a) => a.code === terms.asset);
+    if (named.length === 0) throw badRequest(`asset ${terms.asset} is not enabled for this organization`);
+    if (named.length > 1) throw badRequest(`asset ${terms.asset} is ambiguous: give settlement_asset with its issuer`);
+    settlementAsset = named[0]!;
+  }
+  const allowedAssets = terms.allowed_assets
+    ? terms.allowed_assets.map((a, i) => requireEnabled(settings, a, `allowed_assets[${i}]`))
+    : settings.enabledAssets;
+
+  const pricingAmount = terms.pricing_amount ? normalizeDecimal(terms.pricing_amount) : null;
+  const amount =
+    terms.amount ?? convertPricing(settings, terms.pricing_currency!, terms.pricing_amount!, settlementAsset);
+
+  return {
+    amount,
+    settlementAsset,
+    allowedAssets,
+    settlementAddress: settings.settlementAddress,
+    pricingCurrency: terms.pricing_currency ?? null,
+    pricingAmount,
+    description: terms.description ?? null,
+    metadata: terms.metadata ?? null,
+    customerId: await requireCustomer(ctx, terms.customer_id),
+    expiresAt: terms.expires_at,
+  };
+}
+
+/** A random 63-bit number: the payment's memo id and muxed account id on the ledger. */
+const newMemoId = () => (randomBytes(8).readBigUInt64BE() >> 1n).toString();
+
+export async function insertPayment(
+  tx: Tx,
+  ctx: ServiceContext,
+  draft: PaymentDraft,
+  sourceType: SourceType,
+  now = ctx.clock.now(),
+): Promise<Payment> {
+  const payment = await tx.payment.create({
+    data: {
+      id: ctx.ids.newId("pay"),
+      ...inScope(ctx.scope),
+      amount: draft.amount,
+      settlementAssetCode: draft.settlementAsset.code,
+      settlementAssetIssuer: draft.settlementAsset.issuer,
+      allowedAssets: serializeAssetList(draft.allowedAssets),
+      status: "pending" satisfies PaymentStatus,
+      description: draft.description,
+      metadata: serializeMetadata(draft.metadata),
+      sourceType,
+      customerId: draft.customerId,
+      expiresAt: draft.expiresAt,
+      pricingCurrency: draft.pricingCurrency,
+      pricingAmount: draft.pricingAmount,
+      settlementAddress: draft.settlementAddress,
+      networkPassphrase: networkPassphraseFor(ctx.scope.environment),
+      memoId: newMemoId(),
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  await recordPaymentEvent(tx, ctx, payment, "payment.created");
+  return payment;
+}
+
+export function recordPaymentEvent(
+  tx: Tx,
+  ctx: Pick<ServiceContext, "clock" | "ids" | "config">,
+  payment: Payment,
+  type: "payment.created" | "payment.completed" | "payment.failed" | "payment.expired",
+) {
+  return recordEvent(tx, ctx, payment, { type, resourceId: payment.id, data: paymentJson(payment, ctx.config.publicUrl) });
+}
+
+export async function createPayment(ctx: ServiceContext, input: CreatePaymentInput): Promise<Payment> {
+  const now = ctx.clock.now();
+  const minutes = input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES;
+  const draft = await preparePayment(ctx, { ...input, expires_at: new Date(now.getTime() + minutes * 60_000) });
+  return ctx.db.$transaction((tx) => insertPayment(tx, ctx, draft, "direct", now));
+}
+
+export async function getPayment(ctx: ServiceContext, id: string): Promise<Payment> {
+  const payment = await ctx.db.payment.findFirst({ where: { id, ...inScope(ctx.scope) } });
+  if (!payment) throw notFound();
+  return payment;
+}
+
+export function listPayments(
+  ctx: ServiceContext,
+  query: ListQuery & { status?: PaymentStatus; customer_id?: string },
+) {
+  const where = {
+    ...inScope(ctx.scope),
+    ...(query.status && { status: query.status }),
+    ...(query.customer_id && { customerId: query.customer_id }),
+  };
+  return listPage(ctx.db.payment, where, query);
+}

@@ -1,0 +1,44 @@
+// Reads a write's JSON body: 415 without application/json, 413 past 1 MiB, 400 for bad JSON.
+import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors.ts";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+async function readLimited(request: Request): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw payloadTooLarge();
+  if (!request.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) throw payloadTooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const isJson = (contentType: string | null) => /^application\/json\s*(;|$)/i.test(contentType ?? "");
+
+/** The parsed body object; `{}` for an empty body where the route takes none. */
+export async function readJsonBody(request: Request, bodyless: boolean): Promise<{ raw: string; body: Record<string, unknown> }> {
+  const contentType = request.headers.get("content-type");
+  if (!isJson(contentType) && !(bodyless && !contentType)) {
+    // Drain nothing: the client sent the wrong kind of body, and nothing of it is read.
+    throw unsupportedMediaType();
+  }
+  const raw = await readLimited(request);
+  if (raw.trim() === "") {
+    if (bodyless) return { raw, body: {} };
+    throw badRequest("Request body must be a JSON object");
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw badRequest("Request body is not valid JSON");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw badRequest("Request body must be a JSON object");
+  }
+  return { raw, body: body as Record<string, unknown> };
+}

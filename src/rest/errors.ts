@@ -1,0 +1,17 @@
+// The one place where errors become HTTP: a DomainError keeps its status and message, anything else
+// is logged and answered 500 with no internals.
+import { DomainError } from "../errors.ts";
+import type { Logger } from "../shared/logger.ts";
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  });
+}
+
+export function errorResponse(error: unknown, logger: Logger): Response {
+  if (error instanceof DomainError) return jsonResponse(error.httpStatus, { error: error.message });
+  logger.error("unexpected error", { error });
+  return jsonResponse(500, { error: "Internal server error" });
+}

@@ -1,0 +1,165 @@
+// Starts the real app on a fresh database (SQLite file, or a PostgreSQL schema of database `test`,
+// chosen by TEST_DIALECT) behind a real HTTP server on 127.0.0.1, and gives tests a small client.
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { Keypair } from "@stellar/stellar-sdk";
+import { type App, type AppDeps, buildApp } from "../../src/app.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import type { Environment } from "../../src/context.ts";
+import { type Database, openDatabase } from "../../src/db/client.ts";
+import { migrateDatabase } from "../../src/db/migrate.ts";
+import { createOrganization, setSettlementWallet } from "../../src/modules/organizations/organizations.service.ts";
+import { type RunningServer, serve } from "../../src/server.ts";
+import type { Clock } from "../../src/shared/clock.ts";
+import { randomIds } from "../../src/shared/ids.ts";
+import { createLogger } from "../../src/shared/logger.ts";
+
+export const PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test";
+export const dialect = (process.env.TEST_DIALECT ?? "sqlite") as "sqlite" | "postgresql";
+
+/** A clock tests move by hand: workers that expire or retry are tested without sleeping. */
+export class TestClock implements Clock {
+  private offsetMs = 0;
+  now() {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number) {
+    this.offsetMs += ms;
+  }
+}
+
+/** A fresh, migrated database URL of the dialect under test, and how to remove it. */
+export async function freshDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `t_${randomBytes(6).toString("hex")}`;
+  if (dialect === "sqlite") {
+    const path = join(tmpdir(), "stellar-pay-tests", `${name}.db`);
+    const url = `file:${path}`;
+    await migrateDatabase(url);
+    return { url, drop: async () => ["", "-wal", "-shm"].forEach((suffix) => rmSync(path + suffix, { force: true })) };
+  }
+  const url = `${PG_ADMIN_URL}?schema=${name}`;
+  await migrateDatabase(url);
+  return {
+    url,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+export interface Merchant {
+  organizationId: string;
+  sandboxKey: string;
+  liveKey: string;
+  /** the sandbox settlement wallet (set unless created with { wallet: false }) */
+  wallet: Keypair;
+}
+
+export interface TestApp {
+  url: string;
+  app: App;
+  deps: AppDeps;
+  database: Database;
+  clock: TestClock;
+  config: Config;
+  /** JSON request to the API; `raw` is the exact text of the answer */
+  api(method: string, path: string, options?: ApiOptions): Promise<ApiResponse>;
+  graphql(query: string, variables?: Record<string, unknown>, key?: string): Promise<{ status: number; body: any }>;
+  createMerchant(options?: { wallet?: boolean; environments?: Environment[] }): Promise<Merchant>;
+  close(): Promise<void>;
+}
+
+export interface ApiOptions {
+  key?: string;
+  body?: unknown;
+  /** sent as-is instead of JSON.stringify(body) */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  raw: string;
+}
+
+export async function startTestApp(options: { env?: Record<string, string>; clock?: TestClock } = {}): Promise<TestApp> {
+  const database_ = await freshDatabaseUrl();
+  const config = loadConfig({
+    DATABASE_URL: database_.url,
+    PUBLIC_URL: "http://pay.example.test",
+    RATE_LIMIT_LIVE: "0",
+    RATE_LIMIT_SANDBOX: "0",
+    LOG_LEVEL: "silent",
+    ...options.env,
+  });
+  const database = openDatabase(config.databaseUrl);
+  const clock = options.clock ?? new TestClock();
+  const deps: AppDeps = { db: database.db, config, clock, ids: randomIds, logger: createLogger(config.logLevel) };
+  const app = buildApp(deps);
+  const server: RunningServer = await serve(app.fetch, { port: 0, host: "127.0.0.1" });
+
+  async function api(method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined = opts.rawBody;
+    if (body === undefined && opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await fetch(`${server.url}/api/v1${path}`, { method, headers, body, redirect: "manual" });
+    const raw = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed, raw };
+  }
+
+  async function graphql(query: string, variables?: Record<string, unknown>, key?: string) {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, body: await response.json() };
+  }
+
+  async function createMerchant(opts: { wallet?: boolean; environments?: Environment[] } = {}): Promise<Merchant> {
+    const org = await createOrganization(deps, { name: "Test Merchant" });
+    const wallet = Keypair.random();
+    if (opts.wallet !== false) {
+      for (const environment of opts.environments ?? ["sandbox", "production"]) {
+        await setSettlementWallet(deps, { organizationId: org.organization_id, environment, address: wallet.publicKey() });
+      }
+    }
+    return { organizationId: org.organization_id, sandboxKey: org.sandbox_api_key, liveKey: org.live_api_key, wallet };
+  }
+
+  return {
+    url: server.url,
+    app,
+    deps,
+    database,
+    clock,
+    config,
+    api,
+    graphql,
+    createMerchant,
+    async close() {
+      await server.close();
+      await app.stop();
+      await database.close();
+      await database_.drop();
+    },
+  };
+}
