@@ -1,37 +1,81 @@
 // buildApp(deps) -> { fetch, start, stop }: one Web-standard handler for every door of the service,
 // and the background workers that belong to it. Only main.ts calls start().
 import type { Deps } from "./context.ts";
+import { SSE_PATH, createSseServer } from "./graphql/sse.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
+import { type Ledger, createLedger } from "./ledger/ledger.ts";
+import { stopLiveUpdates } from "./modules/checkout/checkout.live.ts";
+import { createCheckoutPages } from "./modules/checkout/checkout.pages.ts";
+import { checkoutSessionRoutes } from "./modules/checkout-sessions/checkout-sessions.rest.ts";
 import { customerRoutes } from "./modules/customers/customers.rest.ts";
+import { invoiceRoutes } from "./modules/invoices/invoices.rest.ts";
+import { handlePaymentLinkVisit } from "./modules/payment-links/payment-links.public.ts";
+import { paymentLinkRoutes } from "./modules/payment-links/payment-links.rest.ts";
 import { paymentRoutes } from "./modules/payments/payments.rest.ts";
+import { webhookDeliveryRoutes } from "./modules/webhook-deliveries/webhook-deliveries.rest.ts";
+import { webhookEndpointRoutes } from "./modules/webhook-endpoints/webhook-endpoints.rest.ts";
 import { API_PREFIX, createRestApi } from "./rest/api.ts";
 import { jsonResponse } from "./rest/errors.ts";
 import type { Logger } from "./shared/logger.ts";
+import { WebhookDispatcher, wakeAfterWrites } from "./webhooks/dispatcher.ts";
 
 export type AppDeps = Deps & { logger: Logger };
 
 export interface App {
   fetch(request: Request): Promise<Response>;
-  start(): Promise<void>;
+  /** `url`: where the server listens (the app reaches its own simulated network there) */
+  start(options?: { url?: string }): Promise<void>;
   stop(): Promise<void>;
+  /** ledger sources, simulated networks, streamer and expiry sweeper */
+  ledger: Ledger;
+  /** the webhook worker; tests drive it with runOnce() */
+  webhooks: WebhookDispatcher;
 }
 
 export function buildApp(deps: AppDeps): App {
-  const rest = createRestApi(deps, [...paymentRoutes, ...customerRoutes]);
-  const graphql = createGraphQLServer(deps);
+  const rest = createRestApi(deps, [
+    ...paymentRoutes,
+    ...customerRoutes,
+    ...checkoutSessionRoutes,
+    ...paymentLinkRoutes,
+    ...invoiceRoutes,
+    ...webhookEndpointRoutes,
+    ...webhookDeliveryRoutes,
+  ]);
+  const ledger = createLedger(deps);
+  const graphql = createGraphQLServer({ ...deps, ledger });
+  const graphqlStream = createSseServer({ ...deps, ledger });
+  const checkoutPages = createCheckoutPages(deps);
+  const webhooks = new WebhookDispatcher(deps);
 
   async function fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname;
     if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) return rest(request, url);
     if (path === "/graphql") return graphql.fetch(request);
+    if (path === SSE_PATH) return graphqlStream(request);
     if (path === "/health") return jsonResponse(200, { ok: true });
+    const simulated = ledger.handleSimulated(request, path);
+    if (simulated) return simulated;
+    const linkVisit = await handlePaymentLinkVisit(deps, request, url);
+    if (linkVisit) return linkVisit;
+    const checkoutPage = await checkoutPages(request, url);
+    if (checkoutPage) return checkoutPage;
     return jsonResponse(404, { error: "Not found" });
   }
 
   return {
-    fetch,
-    async start() {},
-    async stop() {},
+    fetch: wakeAfterWrites(fetch, webhooks),
+    webhooks,
+    ledger,
+    async start(options) {
+      webhooks.start();
+      await ledger.start(options);
+    },
+    async stop() {
+      await ledger.stop();
+      await webhooks.stop();
+      await stopLiveUpdates(deps);
+    },
   };
 }

@@ -1,5 +1,6 @@
 // The only file that starts things: config -> database -> app -> server -> signals.
 import { buildApp } from "./app.ts";
+import { printDemo, setUpDemo } from "./cli/demo.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
@@ -26,9 +27,13 @@ async function main() {
   const database = openDatabase(config.databaseUrl);
   const app = buildApp({ db: database.db, config, clock: systemClock, ids: randomIds, logger });
   const server = await serve(app.fetch, { port: config.port, host: config.host });
-  await app.start();
+  await app.start({ url: server.url });
   logger.info("listening", { url: server.url, publicUrl: config.publicUrl, database: config.dialect, ledger: config.ledger });
   console.log(`Stellar payment service listening on ${server.url} (public URL ${config.publicUrl}, ${config.dialect})`);
+  if (process.argv.includes("--demo")) {
+    const demo = await setUpDemo({ db: database.db, config, clock: systemClock, ids: randomIds }, app.ledger);
+    printDemo(demo, `${config.publicUrl}/_sim/horizon`);
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {

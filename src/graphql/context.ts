@@ -1,9 +1,11 @@
 import type { Deps, Scope, ServiceContext } from "../context.ts";
 import { unauthorized } from "../errors.ts";
+import type { Ledger } from "../ledger/ledger.ts";
 import type { Logger } from "../shared/logger.ts";
 
 export interface GraphQLContext {
-  deps: Deps & { logger: Logger };
+  /** `ledger` is given by the app (checkout transactions use it) */
+  deps: Deps & { logger: Logger; ledger?: Ledger };
   /** null without a valid API key: only the checkout's public fields answer then */
   scope: Scope | null;
 }

@@ -2,7 +2,17 @@
 import { lexicographicSortSchema, printSchema } from "graphql";
 import { builder } from "./builder.ts";
 import "../modules/payments/payments.graphql.ts";
+import "../modules/payments/payment-instructions.graphql.ts";
+import "../modules/ledger-payments/ledger-payments.graphql.ts";
+import "../modules/checkout-transactions/checkout-transactions.graphql.ts";
 import "../modules/customers/customers.graphql.ts";
+import "../modules/payments/payment-completion.graphql.ts";
+import "../modules/checkout-sessions/checkout-sessions.graphql.ts";
+import "../modules/payment-links/payment-links.graphql.ts";
+import "../modules/invoices/invoices.graphql.ts";
+import "../modules/webhook-endpoints/webhook-endpoints.graphql.ts";
+import "../modules/webhook-deliveries/webhook-deliveries.graphql.ts";
+import "../modules/checkout/checkout.graphql.ts";
 
 export const schema = builder.toSchema();
 

@@ -2,14 +2,12 @@
 // extensions.code; anything else is masked.
 import { GraphQLError } from "graphql";
 import { createYoga, maskError } from "graphql-yoga";
-import type { Deps } from "../context.ts";
 import { DomainError } from "../errors.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
-import type { Logger } from "../shared/logger.ts";
 import type { GraphQLContext } from "./context.ts";
 import { schema } from "./schema.ts";
 
-export function createGraphQLServer(deps: Deps & { logger: Logger }) {
+export function createGraphQLServer(deps: GraphQLContext["deps"]) {
   return createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",

@@ -2,6 +2,7 @@
 import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+const DRAIN_LIMIT_BYTES = 16 * MAX_BODY_BYTES;
 
 async function readLimited(request: Request): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
@@ -11,9 +12,12 @@ async function readLimited(request: Request): Promise<string> {
   let size = 0;
   for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) throw payloadTooLarge();
-    chunks.push(chunk);
+    // Past the limit, keep reading and discarding for a while: a socket closed with unread data is
+    // reset, and the client would see the reset instead of the 413.
+    if (size > DRAIN_LIMIT_BYTES) break;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   }
+  if (size > MAX_BODY_BYTES) throw payloadTooLarge();
   return Buffer.concat(chunks).toString("utf8");
 }
 

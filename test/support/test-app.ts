@@ -90,7 +90,10 @@ export interface ApiResponse {
   raw: string;
 }
 
-export async function startTestApp(options: { env?: Record<string, string>; clock?: TestClock } = {}): Promise<TestApp> {
+/** `workers`: start the app's background workers (ledger streamer, expiry sweeper, simulated ledger clock) */
+export async function startTestApp(
+  options: { env?: Record<string, string>; clock?: TestClock; workers?: boolean } = {},
+): Promise<TestApp> {
   const database_ = await freshDatabaseUrl();
   const config = loadConfig({
     DATABASE_URL: database_.url,
@@ -105,6 +108,7 @@ export async function startTestApp(options: { env?: Record<string, string>; cloc
   const deps: AppDeps = { db: database.db, config, clock, ids: randomIds, logger: createLogger(config.logLevel) };
   const app = buildApp(deps);
   const server: RunningServer = await serve(app.fetch, { port: 0, host: "127.0.0.1" });
+  if (options.workers) await app.start({ url: server.url });
 
   async function api(method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse> {
     const headers: Record<string, string> = { ...opts.headers };

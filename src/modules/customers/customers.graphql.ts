@@ -1,5 +1,6 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
+import { idempotentCreate } from "../../graphql/idempotent-create.ts";
 import { defined } from "../../graphql/shared-types.ts";
 import { inScope } from "../../context.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
@@ -54,9 +55,20 @@ const CustomerInput = builder.inputType("CustomerInput", {
 builder.mutationFields((t) => ({
   createCustomer: t.prismaField({
     type: "Customer",
-    args: { input: t.arg({ type: CustomerInput, required: true }) },
-    resolve: (_query, _root, { input }, ctx) =>
-      createCustomer(requireService(ctx), parseInput(createCustomerSchema, defined({ ...input }), "input")),
+    args: {
+      input: t.arg({ type: CustomerInput, required: true }),
+      idempotencyKey: t.arg.string({ description: "as REST's Idempotency-Key: a retry with the same key creates nothing new" }),
+    },
+    resolve: (_query, _root, { input, idempotencyKey }, ctx) => {
+      const service = requireService(ctx);
+      const body = defined({ ...input });
+      return idempotentCreate(
+        service,
+        { key: idempotencyKey, mutation: "createCustomer", input: body },
+        () => createCustomer(service, parseInput(createCustomerSchema, body, "input")),
+        (id) => getCustomer(service, id),
+      );
+    },
   }),
   updateCustomer: t.prismaField({
     type: "Customer",

@@ -3,7 +3,12 @@ import { listQuerySchema } from "../../shared/pagination.ts";
 import { descriptionSchema, metadataSchema } from "../../shared/validation.ts";
 
 const customerFields = {
-  email: z.email({ error: "must be a valid email address" }).max(320).nullable().optional(),
+  // Only the format check gets this text; a non-string keeps the shared "must be a string".
+  email: z
+    .email({ error: (issue) => (issue.code === "invalid_format" ? "must be a valid email address" : undefined) })
+    .max(320)
+    .nullable()
+    .optional(),
   name: z.string().max(256).nullable().optional(),
   description: descriptionSchema.optional(),
   metadata: metadataSchema.optional(),

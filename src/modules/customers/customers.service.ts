@@ -1,5 +1,5 @@
 import type { Customer } from "../../generated/sqlite/client.ts";
-import { type ServiceContext, inScope } from "../../context.ts";
+import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { notFound } from "../../errors.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
@@ -22,8 +22,9 @@ export async function createCustomer(ctx: ServiceContext, input: CustomerInput):
 }
 
 export async function getCustomer(ctx: ServiceContext, id: string): Promise<Customer> {
-  const customer = await ctx.db.customer.findFirst({ where: { id, ...inScope(ctx.scope) } });
-  if (!customer) throw notFound();
+  // By id alone, scope checked here: concurrent findUniques are batched into one query.
+  const customer = await ctx.db.customer.findUnique({ where: { id } });
+  if (!customer || !isInScope(customer, ctx.scope)) throw notFound();
   return customer;
 }
 

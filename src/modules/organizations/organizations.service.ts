@@ -97,18 +97,23 @@ export interface EnvironmentSettingsView {
 }
 
 export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationId" | "environment">): Promise<EnvironmentSettingsView> {
-  const key = { organizationId: scope.organizationId, environment: scope.environment };
-  const [settings, org, enabledAssets, rates] = await Promise.all([
-    deps.db.environmentSettings.findUnique({ where: { organizationId_environment: key } }),
-    deps.db.organization.findUnique({ where: { id: scope.organizationId } }),
-    loadEnabledAssets(deps, scope),
-    deps.db.exchangeRate.findMany({ where: key }),
-  ]);
+  // One Prisma call for the four tables: every call costs a query compilation, which dominates the
+  // time of a payment creation.
+  const { environment } = scope;
+  const org = await deps.db.organization.findUnique({
+    where: { id: scope.organizationId },
+    include: {
+      settings: { where: { environment } },
+      assets: { where: { environment }, orderBy: { createdAt: "asc" } },
+      rates: { where: { environment } },
+    },
+  });
+  const settings = org?.settings[0];
   return {
     settlementAddress: settings?.settlementAddress ?? null,
     displayName: settings?.displayName ?? org?.name ?? "",
-    enabledAssets,
-    rates: rates.map((r) => ({
+    enabledAssets: [XLM, ...(org?.assets ?? []).map((r): Asset => ({ code: r.code, issuer: r.issuer }))],
+    rates: (org?.rates ?? []).map((r) => ({
       currency: r.currency,
       asset: { code: r.assetCode, issuer: r.assetIssuer || null },
       price: r.price,

@@ -1,5 +1,6 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
+import { idempotentCreate } from "../../graphql/idempotent-create.ts";
 import { AssetRef, AssetRefInput, assetInput, defined } from "../../graphql/shared-types.ts";
 import { inScope } from "../../context.ts";
 import { parseAssetList } from "../../shared/assets.ts";
@@ -89,8 +90,11 @@ const CreatePaymentInput = builder.inputType("CreatePaymentInput", {
 builder.mutationFields((t) => ({
   createPayment: t.prismaField({
     type: "Payment",
-    args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
-    resolve: (_query, _root, { input }, ctx) => {
+    args: {
+      input: t.arg({ type: CreatePaymentInput, required: true }),
+      idempotencyKey: t.arg.string({ description: "as REST's Idempotency-Key: a retry with the same key creates nothing new" }),
+    },
+    resolve: (_query, _root, { input, idempotencyKey }, ctx) => {
       const service = requireService(ctx);
       const body = defined({
         amount: input.amount,
@@ -104,7 +108,12 @@ builder.mutationFields((t) => ({
         expires_in_minutes: input.expiresInMinutes,
         customer_id: input.customerId,
       });
-      return createPayment(service, parseInput(createPaymentSchema, body, "input"));
+      return idempotentCreate(
+        service,
+        { key: idempotencyKey, mutation: "createPayment", input: body },
+        () => createPayment(service, parseInput(createPaymentSchema, body, "input")),
+        (id) => getPayment(service, id),
+      );
     },
   }),
 }));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isStellarAddress } from "../../shared/assets.ts";
 import { listQuerySchema } from "../../shared/pagination.ts";
 import {
   amountSchema,
@@ -52,3 +53,15 @@ export const listPaymentsSchema = listQuerySchema({
   status: z.enum(PAYMENT_STATUSES).optional(),
   customer_id: z.string().min(1).optional(),
 });
+
+/** POST /payments/{id}/complete: an optional record of how it was paid. */
+export const completePaymentSchema = z.strictObject({
+  tx_hash: z.string().regex(/^[0-9a-f]{64}$/, { error: "must be a Stellar transaction hash (64 lowercase hex digits)" }).nullable().optional(),
+  payer_address: z
+    .string()
+    .refine(isStellarAddress, { error: "must be a Stellar public key (G...)" })
+    .nullable()
+    .optional(),
+});
+
+export type CompletePaymentInput = z.output<typeof completePaymentSchema>;

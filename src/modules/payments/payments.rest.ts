@@ -1,6 +1,7 @@
 import { type Route, created, ok } from "../../rest/router.ts";
 import { parseInput } from "../../shared/validation.ts";
-import { createPaymentSchema, listPaymentsSchema } from "./payments.inputs.ts";
+import { markPaymentCompleted } from "./payment-completion.ts";
+import { completePaymentSchema, createPaymentSchema, listPaymentsSchema } from "./payments.inputs.ts";
 import { createPayment, getPayment, listPayments } from "./payments.service.ts";
 import { paymentJson } from "./payments.view.ts";
 
@@ -26,6 +27,15 @@ export const paymentRoutes: Route[] = [
     path: "/payments/:id",
     async handler({ ctx, params }) {
       return ok(paymentJson(await getPayment(ctx, params.id!), ctx.config.publicUrl));
+    },
+  },
+  {
+    method: "POST",
+    path: "/payments/:id/complete",
+    bodyless: true,
+    async handler({ ctx, params, body }) {
+      const payment = await markPaymentCompleted(ctx, params.id!, parseInput(completePaymentSchema, body));
+      return ok(paymentJson(payment, ctx.config.publicUrl));
     },
   },
 ];

@@ -3,7 +3,7 @@
 // preparePayment + insertPayment inside their own transaction.
 import { randomBytes } from "node:crypto";
 import type { Payment } from "../../generated/sqlite/client.ts";
-import { type ServiceContext, inScope } from "../../context.ts";
+import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import type { Tx } from "../../db/client.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../shared/assets.ts";
@@ -64,8 +64,8 @@ function convertPricing(settings: EnvironmentSettingsView, currency: string, pri
 
 export async function requireCustomer(ctx: ServiceContext, customerId: string | null | undefined): Promise<string | null> {
   if (customerId == null) return null;
-  const customer = await ctx.db.customer.findFirst({ where: { id: customerId, ...inScope(ctx.scope) }, select: { id: true } });
-  if (!customer) throw badRequest("customer_id does not name a customer");
+  const customer = await ctx.db.customer.findUnique({ where: { id: customerId } });
+  if (!customer || !isInScope(customer, ctx.scope)) throw badRequest("customer_id does not name a customer");
   return customer.id;
 }
 
@@ -158,8 +158,10 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
 }
 
 export async function getPayment(ctx: ServiceContext, id: string): Promise<Payment> {
-  const payment = await ctx.db.payment.findFirst({ where: { id, ...inScope(ctx.scope) } });
-  if (!payment) throw notFound();
+  // findUnique by id alone, scope checked here: Prisma batches concurrent findUniques into one
+  // query, a findFirst with the scope in its where it runs (and compiles) one by one.
+  const payment = await ctx.db.payment.findUnique({ where: { id } });
+  if (!payment || !isInScope(payment, ctx.scope)) throw notFound();
   return payment;
 }
 

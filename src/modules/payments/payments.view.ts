@@ -3,6 +3,7 @@ import type { Payment } from "../../generated/sqlite/client.ts";
 import { assetRef, parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata } from "../../shared/validation.ts";
+import { paymentInstructions } from "./payment-instructions.ts";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -33,5 +34,7 @@ export function paymentJson(p: Payment, publicUrl: string) {
     failure_reason: p.failureReason,
     pricing_currency: p.pricingCurrency,
     pricing_amount: p.pricingAmount,
+    // How to pay it on the ledger: destination, muxed address, memo, SEP-7 URI.
+    payment_instructions: paymentInstructions(p),
   };
 }

@@ -1,0 +1,50 @@
+// One autocannon measurement: a short warm-up (JIT, connection pools), then the measured run.
+import autocannon from "autocannon";
+
+export interface Measurement {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /**
+   * Server CPU time per request. Unlike the rate it barely depends on what else the machine runs,
+   * so it still compares the service with the bare server when the machine is busy.
+   */
+  cpuMsPerRequest: number | null;
+  /** answers outside 2xx and socket errors: a scenario with any of these is broken, not slow */
+  failures: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+}
+
+function run(options: LoadOptions, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: options.url,
+    method: options.method ?? "GET",
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections,
+    duration: seconds,
+  });
+}
+
+export async function measure(options: LoadOptions, server: { cpuMs(): number | null }): Promise<Measurement> {
+  if (options.warmupSeconds > 0) await run(options, options.warmupSeconds);
+  const cpuBefore = server.cpuMs();
+  const result = await run(options, options.seconds);
+  const cpuAfter = server.cpuMs();
+  return {
+    requestsPerSecond: result.requests.average,
+    cpuMsPerRequest: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / result.requests.total,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}

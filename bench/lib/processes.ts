@@ -1,0 +1,51 @@
+// Servers under test run in child processes, so the load generator (this process) and the server do
+// not share an event loop. Each child prints a line containing its URL on stdout once it listens.
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+export interface ChildServer {
+  url: string;
+  /** CPU time (user + system) the server process has used so far, in ms; null where /proc is missing */
+  cpuMs(): number | null;
+  stop(): Promise<void>;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** utime + stime of a Linux process: fields 14 and 15 of /proc/<pid>/stat, after the command name. */
+function processCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** Spawns `command args`, waits for the first stdout line matching `http://host:port`, returns that URL. */
+export function startChildServer(command: string, args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
+  const child = spawn(command, args, {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const stderr: string[] = [];
+  child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on("line", (line) => {
+      const match = /(http:\/\/[\w.]+:\d+)/.exec(line);
+      if (match) resolve({ url: match[1]!, cpuMs: () => processCpuMs(child.pid!), stop: () => stopChild(child) });
+    });
+    child.once("exit", (code) => reject(new Error(`${command} ${args.join(" ")} exited with ${code}:\n${stderr.join("")}`)));
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once("exit", () => done());
+    child.kill("SIGTERM");
+  });
+}

@@ -1,0 +1,59 @@
+// The real service as a merchant runs it: src/main.ts in a child process, SQLite in a temp dir (the
+// embedded default), rate limits off, one organization with keys and a settlement wallet.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Keypair } from "@stellar/stellar-sdk";
+import { loadConfig } from "../../src/config.ts";
+import { openDatabase } from "../../src/db/client.ts";
+import { migrateDatabase } from "../../src/db/migrate.ts";
+import { createOrganization, setSettlementWallet } from "../../src/modules/organizations/organizations.service.ts";
+import { systemClock } from "../../src/shared/clock.ts";
+import { randomIds } from "../../src/shared/ids.ts";
+import { startChildServer } from "./processes.ts";
+
+export interface ServiceUnderTest {
+  url: string;
+  cpuMs(): number | null;
+  liveKey: string;
+  sandboxKey: string;
+  stop(): Promise<void>;
+}
+
+export async function startService(): Promise<ServiceUnderTest> {
+  const dir = mkdtempSync(join(tmpdir(), "stellar-pay-bench-"));
+  const env = {
+    DATABASE_URL: `file:${join(dir, "bench.db")}`,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    RATE_LIMIT_LIVE: "0",
+    RATE_LIMIT_SANDBOX: "0",
+    LOG_LEVEL: "warn",
+  };
+  const config = loadConfig(env);
+  await migrateDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl);
+  const deps = { db: database.db, config, clock: systemClock, ids: randomIds };
+  const org = await createOrganization(deps, { name: "Bench Merchant" });
+  const wallet = Keypair.random().publicKey();
+  for (const environment of ["sandbox", "production"] as const) {
+    await setSettlementWallet(deps, { organizationId: org.organization_id, environment, address: wallet });
+  }
+  await database.close();
+
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service while it is measured.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+  const server = await startChildServer(process.execPath, [...nodeArgs, "--import", "tsx", main], env);
+  return {
+    url: server.url,
+    cpuMs: server.cpuMs,
+    liveKey: org.live_api_key,
+    sandboxKey: org.sandbox_api_key,
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

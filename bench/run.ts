@@ -1,0 +1,86 @@
+// `npm run bench`: each scenario against the real service, next to a bare node:http hello-world
+// given the same request shape, measured in the same run on the same machine. Prints a markdown table.
+// BENCH_SECONDS / BENCH_CONNECTIONS override the defaults (6 s measured after 2 s warm-up, 32 connections).
+import { cpus, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
+import { type Measurement, measure } from "./lib/measure.ts";
+import { startChildServer } from "./lib/processes.ts";
+import { startService } from "./lib/service.ts";
+import { type BenchRequest, scenarios } from "./scenarios.ts";
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 6);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+// JIT and Prisma's WebAssembly query compiler need a few hundred requests to reach their fast tiers.
+const warmupSeconds = 2;
+
+interface Row {
+  name: string;
+  aim: number;
+  service: Measurement;
+  bare: Measurement;
+}
+
+const load = (base: string, request: BenchRequest) => ({
+  url: `${base}${request.path}`,
+  method: request.method,
+  headers: request.headers,
+  body: request.body,
+  connections,
+  seconds,
+  warmupSeconds,
+});
+
+const loadBefore = loadavg();
+
+async function main() {
+  const bareScript = fileURLToPath(new URL("./lib/bare-server.ts", import.meta.url));
+  const bare = await startChildServer(process.execPath, ["--import", "tsx", bareScript]);
+  const service = await startService();
+  const rows: Row[] = [];
+  try {
+    for (const scenario of scenarios) {
+      const request = await scenario.prepare(service);
+      process.stderr.write(`measuring ${scenario.name} ...\n`);
+      const measured = await measure(load(service.url, request), service);
+      const baseline = await measure(load(bare.url, request), bare);
+      rows.push({ name: scenario.name, aim: scenario.aim, service: measured, bare: baseline });
+    }
+  } finally {
+    await service.stop();
+    await bare.stop();
+  }
+  console.log(renderTable(rows));
+  const broken = rows.filter((r) => r.service.failures > 0 || r.bare.failures > 0);
+  if (broken.length) {
+    console.error(`failed requests in: ${broken.map((r) => r.name).join(", ")}`);
+    process.exit(1);
+  }
+}
+
+function renderTable(rows: Row[]): string {
+  const fixed = (n: number, digits = 0) => n.toFixed(digits);
+  const lines = [
+    `${connections} connections, ${seconds} s per measurement, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? "unknown"}), ` +
+      `Node ${process.version}, SQLite; load average before the run ${loadBefore.map((l) => l.toFixed(1)).join(" ")} ` +
+      "(figures from a busy machine are low)",
+    "",
+    "| Request | req/s | p50 ms | p99 ms | CPU ms/req | bare req/s | bare p50 ms | bare p99 ms | bare CPU ms/req | ratio | CPU ratio | aim |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const r of rows) {
+    const ratio = r.service.requestsPerSecond / r.bare.requestsPerSecond;
+    const cpu = (m: Measurement) => (m.cpuMsPerRequest === null ? "n/a" : fixed(m.cpuMsPerRequest, 3));
+    // bare CPU per request / service CPU per request: the rate ratio a CPU-bound, otherwise idle machine would show
+    const cpuRatio =
+      r.service.cpuMsPerRequest && r.bare.cpuMsPerRequest ? fixed(r.bare.cpuMsPerRequest / r.service.cpuMsPerRequest, 3) : "n/a";
+    lines.push(
+      `| ${r.name} | ${fixed(r.service.requestsPerSecond)} | ${fixed(r.service.p50Ms)} | ${fixed(r.service.p99Ms)} | ${cpu(r.service)} | ` +
+        `${fixed(r.bare.requestsPerSecond)} | ${fixed(r.bare.p50Ms)} | ${fixed(r.bare.p99Ms)} | ${cpu(r.bare)} | ` +
+        `${fixed(ratio, 3)} | ${cpuRatio} | ${ratio >= r.aim ? "≥" : "<"} ${r.aim} |`,
+    );
+  }
+  lines.push("", "ratio: req/s of the service / req/s of the bare server. CPU ratio: bare CPU per request / service CPU per request.");
+  return lines.join("\n");
+}
+
+await main();

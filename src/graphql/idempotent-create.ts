@@ -1,0 +1,39 @@
+// GraphQL's `idempotencyKey` argument on create mutations: the same rule as REST's Idempotency-Key
+// (src/rest/idempotency.ts), stored per API key in its own namespace. A replay answers with the
+// resource the first call created (read afresh), or throws the first call's 4xx error again.
+import type { ServiceContext } from "../context.ts";
+import { DomainError } from "../errors.ts";
+import { checkIdempotencyKey, requestFingerprint, runIdempotently } from "../rest/idempotency.ts";
+
+export async function idempotentCreate<T extends { id: string }>(
+  service: ServiceContext,
+  options: { key: string | null | undefined; mutation: string; input: unknown },
+  create: () => Promise<T>,
+  load: (id: string) => Promise<T>,
+): Promise<T> {
+  if (options.key == null) return create();
+  let created: T | undefined;
+  const { response } = await runIdempotently(
+    service,
+    {
+      apiKeyId: service.scope.apiKeyId,
+      key: `graphql:${checkIdempotencyKey(options.key)}`,
+      requestHash: requestFingerprint("graphql", options.mutation, JSON.stringify(options.input)),
+    },
+    async () => {
+      try {
+        created = await create();
+        return { status: 200, body: JSON.stringify({ id: created.id }) };
+      } catch (error) {
+        if (error instanceof DomainError && error.httpStatus < 500) {
+          return { status: error.httpStatus, body: JSON.stringify({ error: error.message, code: error.code }) };
+        }
+        throw error;
+      }
+    },
+  );
+  if (created) return created;
+  const stored = JSON.parse(response.body) as { id: string } | { error: string; code: string };
+  if ("error" in stored) throw new DomainError(stored.code, response.status, stored.error);
+  return load(stored.id);
+}

@@ -1,0 +1,85 @@
+// Which process streams which settlement wallet. On PostgreSQL several app processes share the
+// work: each wallet's stream needs a session-level advisory lock (pg_try_advisory_lock) held on one
+// dedicated connection, so exactly one process streams a wallet and another takes over when that
+// process (and with it the connection) dies. SQLite is one process's database: every lock is granted.
+import { createHash } from "node:crypto";
+import pg from "pg";
+import type { Config } from "../config.ts";
+import { postgresSchema } from "../db/client.ts";
+import type { Logger } from "../shared/logger.ts";
+
+export interface AccountLocks {
+  tryAcquire(key: string): Promise<boolean>;
+  release(key: string): Promise<void>;
+  /** Called when held locks were lost (the lock connection dropped): their streams must stop. */
+  onLost(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+export function createAccountLocks(config: Config, logger: Logger): AccountLocks {
+  if (config.dialect === "sqlite") {
+    return { tryAcquire: async () => true, release: async () => {}, onLost: () => {}, close: async () => {} };
+  }
+  return new PostgresAccountLocks(config.databaseUrl, logger);
+}
+
+/** A signed 64-bit lock id; the schema is part of it so that databases sharing a server never clash. */
+function lockId(schema: string, key: string): string {
+  return createHash("sha256").update(`${schema}\0${key}`).digest().readBigInt64BE().toString();
+}
+
+class PostgresAccountLocks implements AccountLocks {
+  private client: pg.Client | null = null;
+  private connecting: Promise<pg.Client> | null = null;
+  private readonly listeners: (() => void)[] = [];
+  private readonly schema: string;
+  private readonly connectionString: string;
+
+  constructor(databaseUrl: string, private readonly logger: Logger) {
+    this.schema = postgresSchema(databaseUrl);
+    const url = new URL(databaseUrl);
+    url.searchParams.delete("schema");
+    this.connectionString = url.toString();
+  }
+
+  private connection(): Promise<pg.Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: this.connectionString });
+      client.on("error", (error) => {
+        this.logger.warn("ledger lock connection lost", { error });
+        if (this.client === client) this.client = null;
+        for (const listener of this.listeners) listener();
+      });
+      try {
+        await client.connect();
+        this.client = client;
+        return client;
+      } finally {
+        this.connecting = null;
+      }
+    })();
+    return this.connecting;
+  }
+
+  async tryAcquire(key: string): Promise<boolean> {
+    const client = await this.connection();
+    const result = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [lockId(this.schema, key)]);
+    return result.rows[0]!.ok;
+  }
+
+  async release(key: string): Promise<void> {
+    if (!this.client) return;
+    await this.client.query("SELECT pg_advisory_unlock($1::bigint)", [lockId(this.schema, key)]);
+  }
+
+  onLost(listener: () => void) {
+    this.listeners.push(listener);
+  }
+
+  async close() {
+    const client = this.client;
+    this.client = null;
+    await client?.end();
+  }
+}

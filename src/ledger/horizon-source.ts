@@ -1,0 +1,214 @@
+// LedgerSource over Horizon's HTTP API with @stellar/stellar-sdk. Serves the real networks and the
+// built-in simulated network alike (it speaks Horizon), so both run the same code path.
+import { Asset as SdkAsset, Horizon, MuxedAccount, NotFoundError, TransactionBuilder } from "@stellar/stellar-sdk";
+import { type Asset, XLM, isNative } from "../shared/assets.ts";
+import { formatStroops, toStroops } from "../shared/money.ts";
+import type {
+  LedgerAccount,
+  LedgerPaymentRecord,
+  LedgerSource,
+  LedgerTransaction,
+  PaymentPath,
+  PaymentStreamHandlers,
+  SubmitResult,
+} from "./ledger-source.ts";
+
+/** Horizon's JSON for assets: asset_type plus code and issuer under a field prefix. */
+type RawRecord = Record<string, any>;
+
+/** The most records verified in one database transaction. */
+const MAX_BATCH = 200;
+const PAYMENT_KINDS = new Set(["payment", "path_payment_strict_receive", "path_payment_strict_send"]);
+
+function assetFrom(raw: RawRecord, prefix = ""): Asset {
+  if (raw[`${prefix}asset_type`] === "native") return XLM;
+  return { code: raw[`${prefix}asset_code`], issuer: raw[`${prefix}asset_issuer`] };
+}
+
+export const toSdkAsset = (asset: Asset) => (isNative(asset) ? SdkAsset.native() : new SdkAsset(asset.code, asset.issuer!));
+
+function muxedIdOf(raw: RawRecord): string | null {
+  if (raw.to_muxed_id != null) return String(raw.to_muxed_id);
+  if (typeof raw.to_muxed === "string" && raw.to_muxed.startsWith("M")) return MuxedAccount.fromAddress(raw.to_muxed, "0").id();
+  return null;
+}
+
+function transactionFrom(raw: RawRecord): LedgerTransaction {
+  return {
+    hash: raw.hash,
+    successful: raw.successful !== false,
+    ledger: Number(raw.ledger_attr ?? raw.ledger),
+    envelopeXdr: raw.envelope_xdr,
+    memoType: raw.memo_type ?? "none",
+    memo: raw.memo ?? null,
+    createdAt: new Date(raw.created_at),
+  };
+}
+
+export interface HorizonSourceOptions {
+  url: string;
+  networkPassphrase: string;
+  /** friendbot's URL (…/friendbot), on test networks only */
+  friendbotUrl?: string;
+}
+
+export class HorizonSource implements LedgerSource {
+  readonly networkPassphrase: string;
+  private readonly server: Horizon.Server;
+
+  constructor(private readonly options: HorizonSourceOptions) {
+    this.networkPassphrase = options.networkPassphrase;
+    this.server = new Horizon.Server(options.url, { allowHttp: options.url.startsWith("http:") });
+  }
+
+  streamPayments(account: string, cursor: string, handlers: PaymentStreamHandlers) {
+    let closed = false;
+    let draining = false;
+    let buffer: RawRecord[] = [];
+    let stop = () => {};
+    const close = () => {
+      closed = true;
+      buffer = [];
+      stop();
+    };
+    const fail = (error: unknown) => {
+      if (closed) return;
+      close();
+      handlers.onError(error);
+    };
+    // One drain at a time, in arrival order; what arrives meanwhile goes into the next batch.
+    const drain = async () => {
+      if (draining) return;
+      draining = true;
+      try {
+        while (!closed && buffer.length > 0) {
+          const batch = buffer.splice(0, MAX_BATCH);
+          const records = await Promise.all(batch.map((raw) => this.recordFrom(raw)));
+          if (!closed) await handlers.onPayments(records);
+        }
+      } catch (error) {
+        fail(error);
+      } finally {
+        draining = false;
+      }
+    };
+    stop = this.server
+      .payments()
+      .forAccount(account)
+      .cursor(cursor)
+      .join("transactions")
+      .stream({
+        onmessage: (message: unknown) => {
+          const raw = message as RawRecord;
+          // Horizon greets with "hello" and may send other non-record frames.
+          if (closed || typeof raw !== "object" || raw === null || !raw.paging_token) return;
+          buffer.push(raw);
+          void drain();
+        },
+        onerror: (error: unknown) => fail(error),
+      });
+    return { close };
+  }
+
+  private async recordFrom(raw: RawRecord): Promise<LedgerPaymentRecord> {
+    const tx = raw.transaction_attr ? transactionFrom(raw.transaction_attr) : await this.getTransaction(raw.transaction_hash);
+    const kind = PAYMENT_KINDS.has(raw.type) ? (raw.type as LedgerPaymentRecord["kind"]) : null;
+    return {
+      operationId: String(raw.id),
+      pagingToken: String(raw.paging_token),
+      txHash: raw.transaction_hash,
+      transactionSuccessful: raw.transaction_successful !== false && tx?.successful !== false,
+      kind: kind ?? "other",
+      from: raw.from ?? raw.source_account,
+      to: raw.to ?? raw.account ?? "",
+      toMuxedId: kind ? muxedIdOf(raw) : null,
+      asset: kind ? assetFrom(raw) : XLM,
+      amount: kind ? toStroops(String(raw.amount)) : 0n,
+      sourceAsset: kind && kind !== "payment" ? assetFrom(raw, "source_") : null,
+      memoType: tx?.memoType ?? null,
+      memo: tx?.memo ?? null,
+      ledgerCreatedAt: new Date(raw.created_at),
+    };
+  }
+
+  async cursorBefore(account: string, before: Date): Promise<string> {
+    try {
+      let page = await this.server.payments().forAccount(account).order("desc").limit(200).call();
+      while (page.records.length > 0) {
+        const older = page.records.find((r) => new Date(r.created_at) < before);
+        if (older) return older.paging_token;
+        page = await page.next();
+      }
+      return "0";
+    } catch (error) {
+      if (error instanceof NotFoundError) return "0";
+      throw error;
+    }
+  }
+
+  async getTransaction(hash: string): Promise<LedgerTransaction | null> {
+    try {
+      return transactionFrom((await this.server.transactions().transaction(hash).call()) as RawRecord);
+    } catch (error) {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    }
+  }
+
+  async submitTransaction(envelopeXdr: string): Promise<SubmitResult> {
+    const tx = TransactionBuilder.fromXDR(envelopeXdr, this.networkPassphrase);
+    const hash = tx.hash().toString("hex");
+    try {
+      const result = await this.server.submitTransaction(tx, { skipMemoRequiredCheck: true });
+      if (result.successful === false) {
+        return { successful: false, hash, resultCodes: { transaction: "tx_failed", operations: [] } };
+      }
+      return { successful: true, hash: result.hash, ledger: result.ledger };
+    } catch (error) {
+      // Horizon's problem body: the SDK rejects with its HTTP client's error (body in response.data)
+      // or with a BadResponseError (body in response).
+      const response = (error as { response?: RawRecord } | null)?.response;
+      const problem = (response?.data ?? response) as RawRecord | undefined;
+      const codes = problem?.extras?.result_codes;
+      if (!codes) throw error;
+      return { successful: false, hash, resultCodes: { transaction: codes.transaction, operations: codes.operations ?? [] } };
+    }
+  }
+
+  async findStrictReceivePaths(input: { sourceAssets: Asset[]; destinationAsset: Asset; destinationAmount: bigint }): Promise<PaymentPath[]> {
+    const amount = formatStroops(input.destinationAmount);
+    const page = await this.server
+      .strictReceivePaths(input.sourceAssets.map(toSdkAsset), toSdkAsset(input.destinationAsset), amount)
+      .call();
+    return page.records.map((r) => {
+      const raw = r as unknown as RawRecord;
+      return {
+        sourceAsset: assetFrom(raw, "source_"),
+        sourceAmount: toStroops(raw.source_amount),
+        path: (raw.path as RawRecord[]).map((p) => assetFrom(p)),
+      };
+    });
+  }
+
+  async loadAccount(address: string): Promise<LedgerAccount | null> {
+    try {
+      const account = await this.server.loadAccount(address);
+      return {
+        id: account.accountId(),
+        sequence: account.sequenceNumber(),
+        balances: account.balances
+          .filter((b) => b.asset_type !== "liquidity_pool_shares")
+          .map((b) => ({ asset: assetFrom(b as RawRecord), balance: toStroops(b.balance) })),
+      };
+    } catch (error) {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    }
+  }
+
+  async fundTestAccount(address: string): Promise<void> {
+    if (!this.options.friendbotUrl) throw new Error("This network has no friendbot");
+    const response = await fetch(`${this.options.friendbotUrl}?addr=${encodeURIComponent(address)}`);
+    if (!response.ok) throw new Error(`friendbot answered ${response.status}: ${await response.text()}`);
+  }
+}

@@ -1,0 +1,84 @@
+// The one way the service reaches a Stellar network. Horizon (real networks, and the built-in
+// simulated network, which speaks Horizon) implements it today; a Stellar RPC source can implement
+// the same contract later (getEvents for the stream, getTransaction, sendTransaction).
+import type { Asset } from "../shared/assets.ts";
+
+/** One incoming or outgoing payment operation touching an account, as the ledger recorded it. */
+export interface LedgerPaymentRecord {
+  /** the operation id: unique per network, the key that makes each operation count once */
+  operationId: string;
+  /** where a stream resumes after this record (exclusive) */
+  pagingToken: string;
+  txHash: string;
+  transactionSuccessful: boolean;
+  /** "other": an operation that moves no payment to the account (account creation, merge, ...) */
+  kind: "payment" | "path_payment_strict_receive" | "path_payment_strict_send" | "other";
+  /** the paying account (G...) */
+  from: string;
+  /** the receiving account (G...), muxed or not */
+  to: string;
+  /** the muxed id when paid to an M... address */
+  toMuxedId: string | null;
+  asset: Asset;
+  /** stroops of `asset` received */
+  amount: bigint;
+  /** what the payer spent, for path payments */
+  sourceAsset: Asset | null;
+  memoType: string | null;
+  memo: string | null;
+  ledgerCreatedAt: Date;
+}
+
+export interface LedgerTransaction {
+  hash: string;
+  successful: boolean;
+  ledger: number;
+  envelopeXdr: string;
+  memoType: string;
+  memo: string | null;
+  createdAt: Date;
+}
+
+export type SubmitResult =
+  | { successful: true; hash: string; ledger: number }
+  /** refused at submission or failed in its ledger: stellar-core's result codes */
+  | { successful: false; hash: string; resultCodes: { transaction: string; operations: string[] } };
+
+export interface PaymentPath {
+  sourceAsset: Asset;
+  /** stroops of sourceAsset the path needs now */
+  sourceAmount: bigint;
+  /** intermediate assets, in order */
+  path: Asset[];
+}
+
+export interface LedgerAccount {
+  id: string;
+  sequence: string;
+  balances: { asset: Asset; balance: bigint }[];
+}
+
+export interface PaymentStreamHandlers {
+  /**
+   * Called in ledger order with the records that arrived since the previous call (one, or many when
+   * a busy ledger closes); the next call waits until the returned promise settles.
+   */
+  onPayments(records: LedgerPaymentRecord[]): Promise<void>;
+  /** the connection failed or a record could not be processed; the stream is closed */
+  onError(error: unknown): void;
+}
+
+export interface LedgerSource {
+  readonly networkPassphrase: string;
+  /** Every payment operation involving `account` after `cursor` (exclusive), then new ones live. */
+  streamPayments(account: string, cursor: string, handlers: PaymentStreamHandlers): { close(): void };
+  /** The paging token of the newest payment of `account` created before `before`, or "0". */
+  cursorBefore(account: string, before: Date): Promise<string>;
+  getTransaction(hash: string): Promise<LedgerTransaction | null>;
+  submitTransaction(envelopeXdr: string): Promise<SubmitResult>;
+  findStrictReceivePaths(input: { sourceAssets: Asset[]; destinationAsset: Asset; destinationAmount: bigint }): Promise<PaymentPath[]>;
+  /** null when the account does not exist on the ledger */
+  loadAccount(address: string): Promise<LedgerAccount | null>;
+  /** Funds a new account with test lumens (friendbot); only test networks have one. */
+  fundTestAccount?(address: string): Promise<void>;
+}

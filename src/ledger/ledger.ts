@@ -1,0 +1,107 @@
+// Everything the service needs from the ledger, built once per app: a LedgerSource per network,
+// the built-in simulated networks when LEDGER=simulated, and the workers (payment streamer, expiry
+// sweeper, ledger clock). Nothing runs until start().
+//
+// Networks: sandbox is the Stellar test network, production the public network. With
+// LEDGER=simulated the process never reaches a real network: sandbox uses a simulated network with
+// the test network's passphrase at /_sim (Horizon /_sim/horizon, friendbot /_sim/friendbot), and
+// production one with the public passphrase at /_sim/public (/_sim/public/horizon), so live keys can
+// be tried offline too and no simulated payment can ever be mistaken for one on the real network.
+import { Networks } from "@stellar/stellar-sdk";
+import type { Deps } from "../context.ts";
+import { createExpirySweeper } from "../modules/payments/expiry-sweeper.ts";
+import type { Logger } from "../shared/logger.ts";
+import { createAccountLocks } from "./account-locks.ts";
+import { HorizonSource } from "./horizon-source.ts";
+import type { LedgerSource } from "./ledger-source.ts";
+import { SimulatedNetwork } from "./simulated/index.ts";
+import { createLedgerStreamer } from "./streamer.ts";
+
+export const SIMULATED_PATH = "/_sim";
+const SIMULATED_PUBLIC_PATH = `${SIMULATED_PATH}/public`;
+const TESTNET_FRIENDBOT = "https://friendbot.stellar.org";
+
+export interface Ledger {
+  /** The source for a payment's network (its networkPassphrase). */
+  sourceFor(networkPassphrase: string): LedgerSource;
+  /** The simulated network of a passphrase (LEDGER=simulated only), for tests and the demo. */
+  simulatedNetwork(networkPassphrase: string): SimulatedNetwork | null;
+  /** Answers /_sim/... in simulated mode; null when the path is not the simulated network's. */
+  handleSimulated(request: Request, path: string): Promise<Response> | null;
+  streamer: ReturnType<typeof createLedgerStreamer>;
+  sweeper: ReturnType<typeof createExpirySweeper>;
+  /** `url`: where this process listens, so it reaches its own simulated network. */
+  start(options?: { url?: string }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createLedger(deps: Deps & { logger: Logger }): Ledger {
+  const { config } = deps;
+  const simulated =
+    config.ledger === "simulated"
+      ? new Map([
+          [Networks.TESTNET, new SimulatedNetwork({ networkPassphrase: Networks.TESTNET, basePath: SIMULATED_PATH, ledgerCloseMs: config.simLedgerCloseMs, clock: deps.clock })],
+          [Networks.PUBLIC, new SimulatedNetwork({ networkPassphrase: Networks.PUBLIC, basePath: SIMULATED_PUBLIC_PATH, ledgerCloseMs: config.simLedgerCloseMs, clock: deps.clock })],
+        ])
+      : null;
+  let baseUrl = config.publicUrl;
+  const sources = new Map<string, LedgerSource>();
+
+  function sourceFor(networkPassphrase: string): LedgerSource {
+    let source = sources.get(networkPassphrase);
+    if (source) return source;
+    const testnet = networkPassphrase === Networks.TESTNET;
+    if (!testnet && networkPassphrase !== Networks.PUBLIC) throw new Error(`Unknown network: ${networkPassphrase}`);
+    if (simulated) {
+      const mount = `${baseUrl}${testnet ? SIMULATED_PATH : SIMULATED_PUBLIC_PATH}`;
+      source = new HorizonSource({ url: `${mount}/horizon`, networkPassphrase, friendbotUrl: `${mount}/friendbot` });
+    } else {
+      source = testnet
+        ? new HorizonSource({ url: config.horizonUrls.testnet, networkPassphrase, friendbotUrl: TESTNET_FRIENDBOT })
+        : new HorizonSource({ url: config.horizonUrls.public, networkPassphrase });
+    }
+    sources.set(networkPassphrase, source);
+    return source;
+  }
+
+  const locks = createAccountLocks(config, deps.logger);
+  const streamer = createLedgerStreamer(deps, { sourceFor, locks });
+  const sweeper = createExpirySweeper(deps);
+
+  return {
+    sourceFor,
+    simulatedNetwork: (networkPassphrase) => simulated?.get(networkPassphrase as Networks) ?? null,
+    handleSimulated(request, path) {
+      if (!simulated || (path !== SIMULATED_PATH && !path.startsWith(`${SIMULATED_PATH}/`))) return null;
+      const isPublic = path === SIMULATED_PUBLIC_PATH || path.startsWith(`${SIMULATED_PUBLIC_PATH}/`);
+      return simulated.get(isPublic ? Networks.PUBLIC : Networks.TESTNET)!.fetch(request);
+    },
+    streamer,
+    sweeper,
+    async start(startOptions = {}) {
+      if (startOptions.url && startOptions.url !== baseUrl) {
+        baseUrl = startOptions.url.replace(/\/+$/, "");
+        sources.clear();
+      }
+      if (simulated) await forgetEarlierSimulatedLedgers(deps, [...simulated.keys()]);
+      for (const network of simulated?.values() ?? []) network.start();
+      streamer.start();
+      sweeper.start();
+    },
+    async stop() {
+      await streamer.stop();
+      await sweeper.stop();
+      for (const network of simulated?.values() ?? []) await network.stop();
+      await locks.close();
+    },
+  };
+}
+
+/**
+ * A simulated ledger lives only as long as its process and starts again at ledger 1, so cursors and
+ * operation ids recorded from an earlier one would hide the new ledger's payments: they are dropped.
+ */
+async function forgetEarlierSimulatedLedgers(deps: Deps, passphrases: string[]) {
+  const where = { networkPassphrase: { in: passphrases } };
+  await deps.db.$transaction([deps.db.ledgerCursor.deleteMany({ where }), deps.db.ledgerPayment.deleteMany({ where })]);
+}

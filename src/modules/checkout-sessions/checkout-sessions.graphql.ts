@@ -1,0 +1,110 @@
+import { builder } from "../../graphql/builder.ts";
+import { requireService } from "../../graphql/context.ts";
+import { idempotentCreate } from "../../graphql/idempotent-create.ts";
+import { AssetRef, AssetRefInput, assetInput, defined } from "../../graphql/shared-types.ts";
+import { inScope } from "../../context.ts";
+import { parseAssetList } from "../../shared/assets.ts";
+import { formatStroops } from "../../shared/money.ts";
+import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
+import { PaymentStatusEnum } from "../payments/payments.graphql.ts";
+import type { PaymentStatus } from "../payments/payments.inputs.ts";
+import { CHECKOUT_SESSION_STATUSES, type CheckoutSessionStatus, createCheckoutSessionSchema } from "./checkout-sessions.inputs.ts";
+import { createCheckoutSession, getCheckoutSession } from "./checkout-sessions.service.ts";
+import { checkoutSessionUrl } from "./checkout-sessions.view.ts";
+
+const CheckoutSessionStatusEnum = builder.enumType("CheckoutSessionStatus", { values: CHECKOUT_SESSION_STATUSES });
+
+builder.prismaObject("CheckoutSession", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    status: t.field({ type: CheckoutSessionStatusEnum, resolve: (s) => s.status as CheckoutSessionStatus }),
+    checkoutUrl: t.string({ resolve: (s, _args, ctx) => checkoutSessionUrl(ctx.deps.config.publicUrl, s.id) }),
+    paymentIntentId: t.exposeString("paymentId"),
+    payment: t.relation("payment"),
+    amount: t.string({ select: { payment: true }, resolve: (s) => formatStroops(s.payment.amount) }),
+    settlementAsset: t.field({
+      type: AssetRef,
+      select: { payment: true },
+      resolve: (s) => ({ code: s.payment.settlementAssetCode, issuer: s.payment.settlementAssetIssuer }),
+    }),
+    allowedAssets: t.field({ type: [AssetRef], select: { payment: true }, resolve: (s) => parseAssetList(s.payment.allowedAssets) }),
+    paymentStatus: t.field({ type: PaymentStatusEnum, select: { payment: true }, resolve: (s) => s.payment.status as PaymentStatus }),
+    customerId: t.exposeString("customerId", { nullable: true }),
+    customer: t.relation("customer", { nullable: true }),
+    paymentLinkId: t.exposeString("paymentLinkId", { nullable: true }),
+    successUrl: t.exposeString("successUrl", { nullable: true }),
+    cancelUrl: t.exposeString("cancelUrl", { nullable: true }),
+    metadata: t.field({ type: "Metadata", nullable: true, resolve: (s) => deserializeMetadata(s.metadata) }),
+    expiresAt: t.expose("expiresAt", { type: "DateTime" }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  checkoutSession: t.prismaField({
+    type: "CheckoutSession",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, ctx) => getCheckoutSession(requireService(ctx), String(args.id)),
+  }),
+  checkoutSessions: t.prismaConnection({
+    type: "CheckoutSession",
+    cursor: "id",
+    args: { status: t.arg({ type: CheckoutSessionStatusEnum }), customerId: t.arg.string() },
+    resolve: (query, _root, args, ctx) => {
+      const service = requireService(ctx);
+      return service.db.checkoutSession.findMany({
+        ...query,
+        where: {
+          ...inScope(service.scope),
+          ...(args.status && { status: args.status }),
+          ...(args.customerId && { customerId: args.customerId }),
+        },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      });
+    },
+  }),
+}));
+
+const CreateCheckoutSessionInput = builder.inputType("CreateCheckoutSessionInput", {
+  fields: (t) => ({
+    amount: t.string({ required: true }),
+    settlementAsset: t.field({ type: AssetRefInput }),
+    allowedAssets: t.field({ type: [AssetRefInput] }),
+    description: t.string(),
+    successUrl: t.string(),
+    cancelUrl: t.string(),
+    customerId: t.string(),
+    metadata: t.field({ type: "Metadata" }),
+    expiresInMinutes: t.int(),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createCheckoutSession: t.prismaField({
+    type: "CheckoutSession",
+    args: {
+      input: t.arg({ type: CreateCheckoutSessionInput, required: true }),
+      idempotencyKey: t.arg.string({ description: "as REST's Idempotency-Key: a retry with the same key creates nothing new" }),
+    },
+    resolve: (_query, _root, { input, idempotencyKey }, ctx) => {
+      const service = requireService(ctx);
+      const body = defined({
+        amount: input.amount,
+        settlement_asset: input.settlementAsset ? assetInput(input.settlementAsset) : input.settlementAsset,
+        allowed_assets: input.allowedAssets?.map(assetInput) ?? input.allowedAssets,
+        description: input.description,
+        success_url: input.successUrl,
+        cancel_url: input.cancelUrl,
+        customer_id: input.customerId,
+        metadata: input.metadata,
+        expires_in_minutes: input.expiresInMinutes,
+      });
+      return idempotentCreate(
+        service,
+        { key: idempotencyKey, mutation: "createCheckoutSession", input: body },
+        () => createCheckoutSession(service, parseInput(createCheckoutSessionSchema, body, "input")),
+        (id) => getCheckoutSession(service, id),
+      );
+    },
+  }),
+}));

@@ -1,0 +1,89 @@
+// Checkout sessions: one payment each (created in the same transaction), open -> complete | expired.
+// Payment links and invoices open their sessions through openCheckoutSession inside their own
+// transaction; the moves to complete and expired live in payments/payment-completion.ts.
+import { type ServiceContext, inScope } from "../../context.ts";
+import type { Tx } from "../../db/client.ts";
+import { notFound } from "../../errors.ts";
+import { type ListQuery, listPage } from "../../shared/pagination.ts";
+import { serializeMetadata } from "../../shared/validation.ts";
+import type { SourceType } from "../payments/payments.inputs.ts";
+import { type PaymentDraft, insertPayment, preparePayment } from "../payments/payments.service.ts";
+import type { CheckoutSessionStatus, CreateCheckoutSessionInput } from "./checkout-sessions.inputs.ts";
+import type { CheckoutSessionWithPayment } from "./checkout-sessions.view.ts";
+
+const DEFAULT_EXPIRY_MINUTES = 60;
+
+export interface SessionOptions {
+  sourceType: Extract<SourceType, "checkout_session" | "payment_link" | "invoice">;
+  successUrl?: string | null;
+  cancelUrl?: string | null;
+  paymentLinkId?: string | null;
+}
+
+/** Inserts the payment and its open session; the session expires with its payment. */
+export async function openCheckoutSession(
+  tx: Tx,
+  ctx: ServiceContext,
+  draft: PaymentDraft,
+  options: SessionOptions,
+  now = ctx.clock.now(),
+): Promise<CheckoutSessionWithPayment> {
+  const payment = await insertPayment(tx, ctx, draft, options.sourceType, now);
+  const session = await tx.checkoutSession.create({
+    data: {
+      id: ctx.ids.newId("cs"),
+      ...inScope(ctx.scope),
+      status: "open" satisfies CheckoutSessionStatus,
+      paymentId: payment.id,
+      paymentLinkId: options.paymentLinkId ?? null,
+      customerId: draft.customerId,
+      successUrl: options.successUrl ?? null,
+      cancelUrl: options.cancelUrl ?? null,
+      metadata: serializeMetadata(draft.metadata),
+      expiresAt: draft.expiresAt,
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  return { ...session, payment };
+}
+
+export async function createCheckoutSession(
+  ctx: ServiceContext,
+  input: CreateCheckoutSessionInput,
+): Promise<CheckoutSessionWithPayment> {
+  const now = ctx.clock.now();
+  const minutes = input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES;
+  const draft = await preparePayment(ctx, { ...input, expires_at: new Date(now.getTime() + minutes * 60_000) });
+  return ctx.db.$transaction((tx) =>
+    openCheckoutSession(tx, ctx, draft, {
+      sourceType: "checkout_session",
+      successUrl: input.success_url,
+      cancelUrl: input.cancel_url,
+    }, now),
+  );
+}
+
+export async function getCheckoutSession(ctx: ServiceContext, id: string): Promise<CheckoutSessionWithPayment> {
+  const session = await ctx.db.checkoutSession.findFirst({ where: { id, ...inScope(ctx.scope) }, include: { payment: true } });
+  if (!session) throw notFound();
+  return session;
+}
+
+export function listCheckoutSessions(
+  ctx: ServiceContext,
+  query: ListQuery & { status?: CheckoutSessionStatus; customer_id?: string },
+) {
+  const where = {
+    ...inScope(ctx.scope),
+    ...(query.status && { status: query.status }),
+    ...(query.customer_id && { customerId: query.customer_id }),
+  };
+  return listPage(withPayment(ctx.db.checkoutSession), where, query);
+}
+
+/** The session model as listPage sees it, with each row's payment included. */
+const withPayment = (model: ServiceContext["db"]["checkoutSession"]) => ({
+  findMany: (args: { where: object; orderBy: object[]; take: number }) => model.findMany({ ...args, include: { payment: true } }),
+  findFirst: (args: { where: object; select: { id: true; createdAt: true } }) => model.findFirst(args),
+});

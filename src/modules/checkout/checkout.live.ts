@@ -1,0 +1,248 @@
+// Live updates for both audiences, fed only by the committed outbox (events.feed.ts):
+// - checkout pages watch one public id; every event about a related resource (its payment, session,
+//   invoice) reloads the public view once per id, however many pages watch it, and pushes it to each;
+// - dashboards watch every payment event of their organization and environment.
+// A watcher starts with the current state (or a replay from a seq), so it never misses a final status.
+import type { AppDeps } from "../../app.ts";
+import { type ServiceContext, inScope } from "../../context.ts";
+import type { Payment } from "../../generated/sqlite/client.ts";
+import { type EventFeed, type OutboxEvent, createEventFeed } from "../events/events.feed.ts";
+import { type CheckoutView, loadCheckout } from "./checkout.service.ts";
+
+export interface PaymentEventPayload {
+  seq: number;
+  type: string;
+  createdAt: Date;
+  /** the payment as it is now */
+  payment: Payment;
+}
+
+export interface LiveUpdates {
+  /** Current view first, then every change; throws Not found for an unknown id. */
+  watchCheckout(id: string): Promise<AsyncIterableIterator<CheckoutView>>;
+  /** Payment events of the caller's organization and environment: those after `after` first, then new ones. */
+  watchPaymentEvents(ctx: ServiceContext, after?: number | null): Promise<AsyncIterableIterator<PaymentEventPayload>>;
+  feed: EventFeed;
+  stop(): Promise<void>;
+}
+
+// Keyed by the database client: /graphql and /graphql/stream may carry different deps objects
+// (spread with extras) but must share one hub and one outbox reader.
+const hubs = new WeakMap<object, LiveUpdates>();
+
+/** One hub per database client, shared by every door of the app. */
+export function liveUpdatesFor(deps: AppDeps): LiveUpdates {
+  let hub = hubs.get(deps.db);
+  if (!hub) hubs.set(deps.db, (hub = createLiveUpdates(deps)));
+  return hub;
+}
+
+export async function stopLiveUpdates(deps: AppDeps) {
+  await hubs.get(deps.db)?.stop();
+  hubs.delete(deps.db);
+}
+
+/** A push queue as an async iterator; `onClose` runs once when the consumer leaves. */
+function createQueue<T>(onClose: () => void) {
+  const values: T[] = [];
+  let waiting: ((result: IteratorResult<T>) => void) | null = null;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    onClose();
+    waiting?.({ value: undefined, done: true });
+    waiting = null;
+  };
+  const iterator: AsyncIterableIterator<T> = {
+    next: () => {
+      if (values.length) return Promise.resolve({ value: values.shift()!, done: false });
+      if (closed) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve) => (waiting = resolve));
+    },
+    return: () => {
+      close();
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return {
+    iterator,
+    push(value: T) {
+      if (closed) return;
+      if (waiting) {
+        waiting({ value, done: false });
+        waiting = null;
+      } else values.push(value);
+    },
+  };
+}
+
+interface CheckoutChannel {
+  id: string;
+  watchers: Set<(view: CheckoutView) => void>;
+  topics: string[];
+  view: CheckoutView | null;
+  json: string;
+  /** the first read; rejects (Not found) for an unknown id */
+  ready: Promise<void> | null;
+  loading: Promise<void> | null;
+  dirty: boolean;
+}
+
+function createLiveUpdates(deps: AppDeps): LiveUpdates {
+  const feed = createEventFeed(deps);
+  const channels = new Map<string, CheckoutChannel>();
+  const topics = new Map<string, Set<CheckoutChannel>>();
+  const dashboards = new Set<(event: OutboxEvent) => void>();
+  let listening: Promise<unknown> | null = null;
+  let routed = 0;
+
+  function route(event: OutboxEvent) {
+    routed++;
+    for (const channel of topics.get(event.resourceId) ?? []) refresh(channel);
+    if (event.type.startsWith("payment.")) for (const dashboard of dashboards) dashboard(event);
+  }
+
+  async function ensureListening() {
+    listening ??= feed.listen(route).catch((error) => {
+      listening = null;
+      throw error;
+    });
+    await listening;
+  }
+
+  function setTopics(channel: CheckoutChannel, ids: string[]) {
+    for (const id of channel.topics) {
+      const set = topics.get(id);
+      set?.delete(channel);
+      if (set?.size === 0) topics.delete(id);
+    }
+    channel.topics = ids;
+    if (channels.get(channel.id) !== channel) return;
+    for (const id of ids) {
+      let set = topics.get(id);
+      if (!set) topics.set(id, (set = new Set()));
+      set.add(channel);
+    }
+  }
+
+  function dropChannel(channel: CheckoutChannel) {
+    setTopics(channel, []);
+    channels.delete(channel.id);
+  }
+
+  /** Reloads a channel's view, one load at a time; changes are pushed to every watcher. */
+  function refresh(channel: CheckoutChannel): Promise<void> {
+    if (channel.loading) {
+      channel.dirty = true;
+      return channel.loading;
+    }
+    channel.loading = (async () => {
+      do {
+        channel.dirty = false;
+        const view = await loadCheckout(deps, channel.id);
+        const { relatedIds, ...visible } = view;
+        const json = JSON.stringify(visible);
+        if (json !== channel.json) {
+          channel.view = view;
+          channel.json = json;
+          const ids = [channel.id, ...relatedIds];
+          if (ids.join() !== channel.topics.join()) setTopics(channel, ids);
+          for (const watcher of channel.watchers) watcher(view);
+        }
+      } while (channel.dirty);
+    })()
+      .catch((error) => deps.logger.error("live checkout update failed", { error, id: channel.id }))
+      .finally(() => (channel.loading = null));
+    return channel.loading;
+  }
+
+  async function watchCheckout(id: string) {
+    await ensureListening();
+    let channel = channels.get(id);
+    if (!channel) {
+      channel = { id, watchers: new Set(), topics: [], view: null, json: "", ready: null, loading: null, dirty: false };
+      channels.set(id, channel);
+      setTopics(channel, [id]);
+      channel.ready = loadFirstView(channel);
+    }
+    const current = channel;
+    await current.ready;
+    const queue = createQueue<CheckoutView>(() => {
+      current.watchers.delete(queue.push);
+      if (current.watchers.size === 0) dropChannel(current);
+    });
+    current.watchers.add(queue.push);
+    // A load in flight pushes the newer state when it lands; the view held now is the latest known.
+    queue.push(current.view!);
+    return queue.iterator;
+  }
+
+  /** Read after the feed listens; an event routed during the read (maybe about a related id not yet known) reads again. */
+  async function loadFirstView(channel: CheckoutChannel) {
+    const before = routed;
+    try {
+      const view = await loadCheckout(deps, channel.id);
+      const { relatedIds, ...visible } = view;
+      channel.view = view;
+      channel.json = JSON.stringify(visible);
+      setTopics(channel, [channel.id, ...relatedIds]);
+    } catch (error) {
+      dropChannel(channel);
+      throw error;
+    }
+    if (routed !== before) await refresh(channel);
+  }
+
+  async function watchPaymentEvents(ctx: ServiceContext, after?: number | null) {
+    const scope = inScope(ctx.scope);
+    const matches = (e: OutboxEvent) => e.organizationId === scope.organizationId && e.environment === scope.environment;
+    let chain = Promise.resolve();
+    // Only while replaying: a live event may also be among the replayed rows.
+    const delivered = new Set<number>();
+    let buffered: OutboxEvent[] | null = [];
+    const queue = createQueue<PaymentEventPayload>(() => dashboards.delete(onEvent));
+    // Loads run one after another so payloads leave in the order their events were read.
+    const deliver = (event: Pick<OutboxEvent, "seq" | "type" | "createdAt" | "resourceId">) => {
+      if (delivered.has(event.seq)) return;
+      if (buffered) delivered.add(event.seq);
+      chain = chain.then(async () => {
+        const payment = await ctx.db.payment.findFirst({ where: { id: event.resourceId, ...scope } });
+        if (payment) queue.push({ seq: event.seq, type: event.type, createdAt: event.createdAt, payment });
+      });
+      chain = chain.catch((error) => deps.logger.error("live payment event failed", { error }));
+    };
+    const onEvent = (event: OutboxEvent) => {
+      if (!matches(event)) return;
+      if (buffered) buffered.push(event);
+      else deliver(event);
+    };
+    dashboards.add(onEvent);
+    await ensureListening();
+    if (after != null) {
+      const missed = await ctx.db.event.findMany({
+        where: { ...scope, seq: { gt: after }, type: { startsWith: "payment." } },
+        orderBy: { seq: "asc" },
+        take: 1000,
+      });
+      missed.forEach(deliver);
+    }
+    const pending = buffered;
+    buffered = null;
+    pending.forEach(deliver);
+    delivered.clear();
+    return queue.iterator;
+  }
+
+  return {
+    watchCheckout,
+    watchPaymentEvents,
+    feed,
+    async stop() {
+      await feed.stop();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// Serves the built checkout-ui: its hashed assets under /c/assets/, and its index.html for
+// /c/pay_..., /c/cs_... and /i/inv_... (status 404 when the id names nothing). Other /c/ paths,
+// such as payment links (/c/plink_...), are not answered here (null) so their own handler runs.
+import { readFile } from "node:fs/promises";
+import { extname, join } from "node:path";
+import type { AppDeps } from "../../app.ts";
+import { DomainError } from "../../errors.ts";
+import { loadCheckout } from "./checkout.service.ts";
+
+export const CHECKOUT_UI_DIST = new URL("../../../checkout-ui/dist/", import.meta.url).pathname;
+
+const PAGE_PATH = /^\/(?:c\/((?:pay|cs)_[0-9A-Za-z]{1,64})|i\/(inv_[0-9A-Za-z]{1,64}))\/?$/;
+const ASSET_PATH = /^\/c\/assets\/([0-9A-Za-z._-]+)$/;
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".woff2": "font/woff2",
+};
+// The page talks to the same origin only and is never framed.
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "content-security-policy":
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+};
+
+export function createCheckoutPages(deps: AppDeps, dist = CHECKOUT_UI_DIST) {
+  const files = new Map<string, Buffer>();
+  async function load(path: string): Promise<Buffer | null> {
+    // Missing files are not remembered: the page may be built after the server started.
+    if (!files.has(path)) {
+      const body = await readFile(join(dist, path)).catch(() => null);
+      if (!body) return null;
+      files.set(path, body);
+    }
+    return files.get(path)!;
+  }
+
+  return async function serveCheckoutPage(request: Request, url: URL): Promise<Response | null> {
+    const asset = ASSET_PATH.exec(url.pathname);
+    const page = asset ? null : PAGE_PATH.exec(url.pathname);
+    if (!asset && !page) return null;
+    if (request.method !== "GET" && request.method !== "HEAD") return new Response(null, { status: 405, headers: { allow: "GET, HEAD" } });
+    if (asset) {
+      const body = await load(join("assets", asset[1]!));
+      if (!body) return new Response("Not found", { status: 404 });
+      return new Response(new Uint8Array(body), {
+        headers: {
+          "content-type": TYPES[extname(asset[1]!)] ?? "application/octet-stream",
+          // file names carry a content hash
+          "cache-control": "public, max-age=31536000, immutable",
+          "x-content-type-options": "nosniff",
+        },
+      });
+    }
+    const html = await load("index.html");
+    if (!html) {
+      return new Response("The checkout page is not built: run `npm run build:checkout`.", {
+        status: 503,
+        headers: { "content-type": "text/plain; charset=utf-8" },
+      });
+    }
+    let status = 200;
+    try {
+      await loadCheckout(deps, (page![1] ?? page![2])!);
+    } catch (error) {
+      if (!(error instanceof DomainError && error.httpStatus === 404)) throw error;
+      status = 404;
+    }
+    return new Response(new Uint8Array(html), { status, headers: PAGE_HEADERS });
+  };
+}

@@ -1,0 +1,233 @@
+// The live side of the outbox: reads committed Event rows in `seq` order and hands them to in-process
+// listeners (checkout pages, dashboards). Only committed rows are ever visible to the query, so a
+// listener never sees a change that could still roll back.
+//
+// Wake-ups: on PostgreSQL a statement trigger on "Event" calls pg_notify, which PostgreSQL delivers
+// only when the inserting transaction commits, to every process listening; a slow poll stays as a
+// safety net. On SQLite (one process) the poll is the only source.
+//
+// PostgreSQL hands out `seq` at insert but transactions commit in any order, so a row with a smaller
+// seq can appear after a larger one was read. Skipped numbers are remembered as gaps and re-read for
+// a while; a gap that never fills was a rolled-back insert.
+import pg from "pg";
+import type { Deps } from "../../context.ts";
+import { postgresSchema } from "../../db/client.ts";
+import type { Logger } from "../../shared/logger.ts";
+
+export interface OutboxEvent {
+  seq: number;
+  id: string;
+  organizationId: string;
+  environment: string;
+  type: string;
+  resourceId: string;
+  data: string;
+  createdAt: Date;
+}
+
+export type OutboxListener = (event: OutboxEvent) => void;
+
+export interface EventFeed {
+  /**
+   * Starts the feed on the first listener. Resolves once every event committed from now on will
+   * reach the listener, so state read afterwards plus the events that follow miss nothing.
+   */
+  listen(listener: OutboxListener): Promise<() => void>;
+  /** Reads whatever committed since the last read now, instead of waiting for the next wake-up. */
+  poll(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface EventFeedOptions {
+  /** how often to read without a wake-up; the only source on SQLite */
+  pollIntervalMs?: number;
+  /** how long a skipped seq is re-read before it counts as rolled back */
+  gapTimeoutMs?: number;
+}
+
+const NOTIFY_CHANNEL = "stellar_pay_events";
+const BATCH = 1000;
+
+export function createEventFeed(deps: Deps & { logger: Logger }, options: EventFeedOptions = {}): EventFeed {
+  const postgres = deps.config.dialect === "postgresql";
+  const pollIntervalMs = options.pollIntervalMs ?? (postgres ? 2000 : 100);
+  const gapTimeoutMs = options.gapTimeoutMs ?? 60_000;
+  const listeners = new Set<OutboxListener>();
+  const gaps = new Map<number, number>(); // seq -> when first missed (ms)
+  let lastSeq = 0;
+  let starting: Promise<void> | null = null;
+  let ready = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let polling: Promise<void> | null = null;
+  let pollAgain = false;
+  let listener: PostgresListener | null = null;
+
+  async function start() {
+    const newest = await deps.db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
+    lastSeq = newest?.seq ?? 0;
+    // Transactions still open at start hold seqs below the newest: watch the recent holes as gaps.
+    const recent = await deps.db.event.findMany({ where: { seq: { gt: lastSeq - BATCH } }, select: { seq: true } });
+    const seen = new Set(recent.map((r) => r.seq));
+    for (let seq = Math.max(1, lastSeq - BATCH + 1); seq < lastSeq; seq++) if (!seen.has(seq)) gaps.set(seq, Date.now());
+    if (postgres) listener = await listenForCommits(deps, () => void poll());
+    ready = true;
+    schedule();
+  }
+
+  function schedule() {
+    if (stopped) return;
+    timer = setTimeout(() => void poll().finally(schedule), pollIntervalMs);
+    timer.unref();
+  }
+
+  async function readOnce(): Promise<number> {
+    const now = Date.now();
+    for (const [seq, since] of gaps) if (now - since > gapTimeoutMs) gaps.delete(seq);
+    const rows = await deps.db.event.findMany({
+      where: gaps.size ? { OR: [{ seq: { gt: lastSeq } }, { seq: { in: [...gaps.keys()] } }] } : { seq: { gt: lastSeq } },
+      orderBy: { seq: "asc" },
+      take: BATCH,
+      select: { seq: true, id: true, organizationId: true, environment: true, type: true, resourceId: true, data: true, createdAt: true },
+    });
+    let fresh = 0;
+    for (const row of rows) {
+      if (row.seq <= lastSeq) {
+        gaps.delete(row.seq);
+      } else {
+        for (let missing = lastSeq + 1; missing < row.seq; missing++) gaps.set(missing, now);
+        lastSeq = row.seq;
+        fresh++;
+      }
+      for (const notify of listeners) {
+        try {
+          notify(row);
+        } catch (error) {
+          deps.logger.error("live update listener failed", { error });
+        }
+      }
+    }
+    return fresh;
+  }
+
+  /** One reader at a time; a wake-up during a read causes one more read after it. */
+  function poll(): Promise<void> {
+    if (!ready || stopped) return Promise.resolve();
+    if (polling) {
+      pollAgain = true;
+      return polling;
+    }
+    polling = (async () => {
+      try {
+        do {
+          pollAgain = false;
+          while ((await readOnce()) === BATCH);
+        } while (pollAgain && !stopped);
+      } catch (error) {
+        if (!stopped) deps.logger.error("reading the outbox failed", { error });
+      } finally {
+        polling = null;
+      }
+    })();
+    return polling;
+  }
+
+  return {
+    async listen(fn) {
+      listeners.add(fn);
+      starting ??= start().catch((error) => {
+        deps.logger.error("live updates failed to start; the next subscriber retries", { error });
+        starting = null;
+        throw error;
+      });
+      try {
+        await starting;
+      } catch (error) {
+        listeners.delete(fn);
+        throw error;
+      }
+      return () => void listeners.delete(fn);
+    },
+    poll,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await starting?.catch(() => undefined);
+      await polling;
+      await listener?.close();
+    },
+  };
+}
+
+interface PostgresListener {
+  close(): Promise<void>;
+}
+
+/**
+ * LISTEN on a dedicated connection, after making sure the notify trigger exists in this schema.
+ * The trigger is installed here rather than in the migration so the generated migrations stay
+ * dialect-neutral; it is idempotent and guarded by an advisory lock against concurrent installs.
+ */
+async function listenForCommits(deps: Deps & { logger: Logger }, wake: () => void): Promise<PostgresListener> {
+  const schema = postgresSchema(deps.config.databaseUrl);
+  const url = new URL(deps.config.databaseUrl);
+  url.searchParams.delete("schema");
+  let client: pg.Client | null = null;
+  let closed = false;
+  let retry: NodeJS.Timeout | null = null;
+
+  async function connect() {
+    const next = new pg.Client({ connectionString: url.toString() });
+    next.on("error", (error) => {
+      deps.logger.warn("live updates lost their PostgreSQL listener; reconnecting", { error });
+      void next.end().catch(() => undefined);
+      if (client === next) client = null;
+      if (!closed) retry = setTimeout(() => void connect().catch(() => undefined), 1000);
+    });
+    await next.connect();
+    await installNotifyTrigger(next, schema);
+    next.on("notification", (message) => {
+      if (message.payload === schema) wake();
+    });
+    await next.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    if (closed) return void (await next.end());
+    client = next;
+    // Whatever committed while no listener was connected is read now.
+    wake();
+  }
+
+  await connect();
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    },
+  };
+}
+
+async function installNotifyTrigger(client: pg.Client, schema: string) {
+  const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  const exists = await client.query(
+    `SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE t.tgname = 'stellar_pay_event_notify' AND n.nspname = $1 AND c.relname = 'Event'`,
+    [schema],
+  );
+  if (exists.rowCount) return;
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('stellar_pay_event_notify'))");
+    await client.query(
+      `CREATE OR REPLACE FUNCTION ${ident(schema)}.stellar_pay_notify_event() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN PERFORM pg_notify('${NOTIFY_CHANNEL}', TG_TABLE_SCHEMA); RETURN NULL; END $$`,
+    );
+    await client.query(
+      `CREATE OR REPLACE TRIGGER stellar_pay_event_notify AFTER INSERT ON ${ident(schema)}."Event"
+       FOR EACH STATEMENT EXECUTE FUNCTION ${ident(schema)}.stellar_pay_notify_event()`,
+    );
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK");
+    throw error;
+  }
+}

@@ -1,0 +1,147 @@
+import { builder } from "../../graphql/builder.ts";
+import { requireService } from "../../graphql/context.ts";
+import { idempotentCreate } from "../../graphql/idempotent-create.ts";
+import { AssetRef, defined } from "../../graphql/shared-types.ts";
+import { inScope } from "../../context.ts";
+import { parseAssetList } from "../../shared/assets.ts";
+import { formatStroops } from "../../shared/money.ts";
+import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
+import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
+import { INVOICE_STATUSES, type InvoiceStatus, createInvoiceSchema } from "./invoices.inputs.ts";
+import { createInvoice, finalizeInvoice, getInvoice, voidInvoice } from "./invoices.service.ts";
+import { hostedInvoiceUrl } from "./invoices.view.ts";
+
+const InvoiceStatusEnum = builder.enumType("InvoiceStatus", { values: INVOICE_STATUSES });
+
+builder.prismaObject("InvoiceItem", {
+  fields: (t) => ({
+    description: t.exposeString("description"),
+    quantity: t.exposeString("quantity"),
+    unitAmount: t.string({ resolve: (item) => formatStroops(item.unitAmount) }),
+  }),
+});
+
+builder.prismaObject("Invoice", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    invoiceNumber: t.exposeString("invoiceNumber"),
+    status: t.field({ type: InvoiceStatusEnum, resolve: (i) => i.status as InvoiceStatus }),
+    amount: t.string({ resolve: (i) => formatStroops(i.amount) }),
+    settlementAsset: t.field({
+      type: AssetRef,
+      nullable: true,
+      select: { payment: true },
+      resolve: (i) => (i.payment ? { code: i.payment.settlementAssetCode, issuer: i.payment.settlementAssetIssuer } : null),
+    }),
+    allowedAssets: t.field({
+      type: [AssetRef],
+      nullable: true,
+      select: { payment: true },
+      resolve: (i) => (i.payment ? parseAssetList(i.payment.allowedAssets) : null),
+    }),
+    description: t.exposeString("description", { nullable: true }),
+    metadata: t.field({ type: "Metadata", nullable: true, resolve: (i) => deserializeMetadata(i.metadata) }),
+    customerId: t.exposeString("customerId", { nullable: true }),
+    customer: t.relation("customer", { nullable: true }),
+    checkoutSessionId: t.exposeString("checkoutSessionId", { nullable: true }),
+    checkoutSession: t.relation("checkoutSession", { nullable: true }),
+    checkoutUrl: t.string({
+      nullable: true,
+      resolve: (i, _args, ctx) => (i.checkoutSessionId ? checkoutSessionUrl(ctx.deps.config.publicUrl, i.checkoutSessionId) : null),
+    }),
+    hostedInvoiceUrl: t.string({ resolve: (i, _args, ctx) => hostedInvoiceUrl(ctx.deps.config.publicUrl, i.id) }),
+    paymentIntentId: t.exposeString("paymentId", { nullable: true }),
+    payment: t.relation("payment", { nullable: true }),
+    items: t.relation("items", { query: { orderBy: { position: "asc" } } }),
+    dueAt: t.expose("dueAt", { type: "DateTime" }),
+    paidAt: t.expose("paidAt", { type: "DateTime", nullable: true }),
+    sentAt: t.expose("sentAt", { type: "DateTime", nullable: true }),
+    finalizedAt: t.expose("finalizedAt", { type: "DateTime", nullable: true }),
+    voidedAt: t.expose("voidedAt", { type: "DateTime", nullable: true }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  invoice: t.prismaField({
+    type: "Invoice",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, ctx) => getInvoice(requireService(ctx), String(args.id)),
+  }),
+  invoices: t.prismaConnection({
+    type: "Invoice",
+    cursor: "id",
+    args: { status: t.arg({ type: InvoiceStatusEnum }), customerId: t.arg.string() },
+    resolve: (query, _root, args, ctx) => {
+      const service = requireService(ctx);
+      return service.db.invoice.findMany({
+        ...query,
+        where: {
+          ...inScope(service.scope),
+          ...(args.status && { status: args.status }),
+          ...(args.customerId && { customerId: args.customerId }),
+        },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      });
+    },
+  }),
+}));
+
+const InvoiceItemInput = builder.inputType("InvoiceItemInput", {
+  fields: (t) => ({
+    description: t.string({ required: true }),
+    quantity: t.string({ required: true }),
+    unitAmount: t.string({ required: true }),
+  }),
+});
+
+const CreateInvoiceInput = builder.inputType("CreateInvoiceInput", {
+  fields: (t) => ({
+    amount: t.string({ description: "required unless items are given; must equal their total when both are" }),
+    customerId: t.string(),
+    description: t.string(),
+    metadata: t.field({ type: "Metadata" }),
+    dueInDays: t.int(),
+    items: t.field({ type: [InvoiceItemInput] }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createInvoice: t.prismaField({
+    type: "Invoice",
+    args: {
+      input: t.arg({ type: CreateInvoiceInput, required: true }),
+      idempotencyKey: t.arg.string({ description: "as REST's Idempotency-Key: a retry with the same key creates nothing new" }),
+    },
+    resolve: (_query, _root, { input, idempotencyKey }, ctx) => {
+      const service = requireService(ctx);
+      const body = defined({
+        amount: input.amount,
+        customer_id: input.customerId,
+        description: input.description,
+        metadata: input.metadata,
+        due_in_days: input.dueInDays,
+        items: input.items?.map((item) => ({ description: item.description, quantity: item.quantity, unit_amount: item.unitAmount })) ??
+          input.items,
+      });
+      return idempotentCreate(
+        service,
+        { key: idempotencyKey, mutation: "createInvoice", input: body },
+        () => createInvoice(service, parseInput(createInvoiceSchema, body, "input")),
+        (id) => getInvoice(service, id),
+      );
+    },
+  }),
+  finalizeInvoice: t.prismaField({
+    type: "Invoice",
+    description: "draft -> open; the invoice's checkoutUrl is then set",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_query, _root, args, ctx) => (await finalizeInvoice(requireService(ctx), String(args.id))).invoice,
+  }),
+  voidInvoice: t.prismaField({
+    type: "Invoice",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, ctx) => voidInvoice(requireService(ctx), String(args.id)),
+  }),
+}));

@@ -1,0 +1,47 @@
+// The public door of a payment link: GET /c/plink_<id> (no API key) answers 303 to a brand-new
+// checkout session. Kept apart from the checkout page under /c/ so the two compose: this answers
+// only plink_ paths and returns null for everything else.
+import type { AppDeps } from "../../app.ts";
+import { DomainError } from "../../errors.ts";
+import { visitPaymentLink } from "./payment-links.service.ts";
+import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
+
+const LINK_PATH = /^\/c\/(plink_[0-9A-Za-z]{1,64})\/?$/;
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+function htmlPage(status: number, title: string, message: string): Response {
+  const body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 4rem auto; padding: 0 1rem">
+<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>
+`;
+  return new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+}
+
+/** The answer to a payment link visit, or null when the path is not a payment link's. */
+export async function handlePaymentLinkVisit(deps: AppDeps, request: Request, url: URL): Promise<Response | null> {
+  const match = LINK_PATH.exec(url.pathname);
+  if (!match) return null;
+  // Only GET: every visit creates a session, so nothing else may trigger one.
+  if (request.method !== "GET") return new Response(null, { status: 405, headers: { allow: "GET" } });
+  try {
+    const session = await visitPaymentLink(deps, match[1]!);
+    return new Response(null, {
+      status: 303,
+      headers: { location: checkoutSessionUrl(deps.config.publicUrl, session.id), "cache-control": "no-store" },
+    });
+  } catch (error) {
+    if (error instanceof DomainError && error.httpStatus === 410) {
+      return htmlPage(410, "Payment link inactive", "This payment link is inactive. Please contact the merchant.");
+    }
+    if (error instanceof DomainError && error.httpStatus === 404) {
+      return htmlPage(404, "Payment link not found", "This payment link does not exist.");
+    }
+    if (error instanceof DomainError) return htmlPage(error.httpStatus, "Payment link unavailable", error.message);
+    deps.logger.error("payment link visit failed", { error });
+    return htmlPage(500, "Something went wrong", "The payment link could not be opened. Please try again.");
+  }
+}

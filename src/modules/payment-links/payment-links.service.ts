@@ -1,0 +1,78 @@
+// Payment links: reusable; each visit opens a new checkout session (payment source_type
+// payment_link). `active` toggles; an inactive link answers visits with 410.
+import type { PaymentLink } from "../../generated/sqlite/client.ts";
+import { type Deps, type Environment, type ServiceContext, inScope } from "../../context.ts";
+import { gone, notFound } from "../../errors.ts";
+import { parseAssetList, serializeAssetList } from "../../shared/assets.ts";
+import { type ListQuery, listPage } from "../../shared/pagination.ts";
+import { deserializeMetadata, serializeMetadata } from "../../shared/validation.ts";
+import { preparePayment } from "../payments/payments.service.ts";
+import { openCheckoutSession } from "../checkout-sessions/checkout-sessions.service.ts";
+import type { CheckoutSessionWithPayment } from "../checkout-sessions/checkout-sessions.view.ts";
+import type { CreatePaymentLinkInput } from "./payment-links.inputs.ts";
+
+/** How long the checkout session a visit opens stays payable. */
+const VISIT_SESSION_MINUTES = 60;
+
+export async function createPaymentLink(ctx: ServiceContext, input: CreatePaymentLinkInput): Promise<PaymentLink> {
+  const now = ctx.clock.now();
+  // The same checks as a payment (wallet configured, assets enabled); the terms are kept on the link.
+  const terms = await preparePayment(ctx, { ...input, expires_at: now });
+  return ctx.db.paymentLink.create({
+    data: {
+      id: ctx.ids.newId("plink"),
+      ...inScope(ctx.scope),
+      amount: terms.amount,
+      settlementAssetCode: terms.settlementAsset.code,
+      settlementAssetIssuer: terms.settlementAsset.issuer,
+      allowedAssets: serializeAssetList(terms.allowedAssets),
+      active: true,
+      description: terms.description,
+      metadata: serializeMetadata(terms.metadata),
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+}
+
+export async function getPaymentLink(ctx: ServiceContext, id: string): Promise<PaymentLink> {
+  const link = await ctx.db.paymentLink.findFirst({ where: { id, ...inScope(ctx.scope) } });
+  if (!link) throw notFound();
+  return link;
+}
+
+/** Sets `active`; setting it to what it already is changes nothing and is not an error. */
+export async function setPaymentLinkActive(ctx: ServiceContext, id: string, active: boolean): Promise<PaymentLink> {
+  const link = await getPaymentLink(ctx, id);
+  if (link.active === active) return link;
+  return ctx.db.paymentLink.update({ where: { id }, data: { active, updatedAt: ctx.clock.now() } });
+}
+
+export function listPaymentLinks(ctx: ServiceContext, query: ListQuery & { active?: boolean }) {
+  const where = { ...inScope(ctx.scope), ...(query.active !== undefined && { active: query.active }) };
+  return listPage(ctx.db.paymentLink, where, query);
+}
+
+/**
+ * A public visit (no API key): opens a new checkout session in the link's organization and
+ * environment. Unknown link: 404; inactive: 410.
+ */
+export async function visitPaymentLink(deps: Deps, id: string): Promise<CheckoutSessionWithPayment> {
+  const link = await deps.db.paymentLink.findUnique({ where: { id } });
+  if (!link) throw notFound();
+  if (!link.active) throw gone("This payment link is inactive");
+  const ctx: ServiceContext = {
+    ...deps,
+    scope: { organizationId: link.organizationId, environment: link.environment as Environment, apiKeyId: "" },
+  };
+  const now = ctx.clock.now();
+  const draft = await preparePayment(ctx, {
+    amount: link.amount,
+    settlement_asset: { code: link.settlementAssetCode, issuer: link.settlementAssetIssuer },
+    allowed_assets: parseAssetList(link.allowedAssets),
+    description: link.description,
+    metadata: deserializeMetadata(link.metadata),
+    expires_at: new Date(now.getTime() + VISIT_SESSION_MINUTES * 60_000),
+  });
+  return ctx.db.$transaction((tx) => openCheckoutSession(tx, ctx, draft, { sourceType: "payment_link", paymentLinkId: link.id }, now));
+}

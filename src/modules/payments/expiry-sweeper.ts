@@ -1,0 +1,66 @@
+// Moves pending payments whose expires_at has passed to `expired` (payment.expired), and their
+// checkout sessions with them. Runs every second so nothing stays pending more than ~1 s past its
+// expiry (the promise is 5 s). Each payment moves in its own transaction with a conditional update:
+// several processes may sweep at once, and a payment completed meanwhile is simply left alone.
+import type { Deps } from "../../context.ts";
+import { DomainError } from "../../errors.ts";
+import type { Logger } from "../../shared/logger.ts";
+import { expirePayment } from "./payment-completion.ts";
+
+const BATCH = 200;
+
+export interface ExpirySweeper {
+  /** Expires everything due now; returns how many payments it moved. */
+  runOnce(): Promise<number>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export function createExpirySweeper(deps: Deps & { logger: Logger }, options: { intervalMs?: number } = {}): ExpirySweeper {
+  const intervalMs = options.intervalMs ?? 1000;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+
+  async function runOnce(): Promise<number> {
+    let moved = 0;
+    for (;;) {
+      const due = await deps.db.payment.findMany({
+        where: { status: "pending", expiresAt: { lte: deps.clock.now() } },
+        select: { id: true },
+        orderBy: { expiresAt: "asc" },
+        take: BATCH,
+      });
+      for (const payment of due) {
+        try {
+          await deps.db.$transaction((tx) => expirePayment(tx, deps, payment));
+          moved++;
+        } catch (error) {
+          // Completed (or expired by another process) since it was read: nothing to do.
+          if (!(error instanceof DomainError && error.httpStatus === 409)) throw error;
+        }
+      }
+      if (due.length < BATCH) return moved;
+    }
+  }
+
+  function tick() {
+    running = runOnce()
+      .catch((error) => deps.logger.error("expiry sweep failed", { error }))
+      .finally(() => {
+        if (timer) timer = setTimeout(tick, intervalMs);
+      });
+  }
+
+  return {
+    runOnce,
+    start() {
+      if (timer) return;
+      timer = setTimeout(tick, 0);
+    },
+    async stop() {
+      clearTimeout(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,24 @@
+// pending -> failed: the payer's transaction, submitted through the checkout, failed on the ledger.
+// The result codes are kept in failure_reason; payment.failed is written in the same transaction.
+import type { Payment } from "../../generated/sqlite/client.ts";
+import type { Deps } from "../../context.ts";
+import type { Tx } from "../../db/client.ts";
+import { conflict } from "../../errors.ts";
+import { recordPaymentEvent } from "./payments.service.ts";
+
+export async function failPayment(
+  tx: Tx,
+  deps: Pick<Deps, "clock" | "ids" | "config">,
+  payment: Pick<Payment, "id">,
+  failureReason: string,
+): Promise<Payment> {
+  const now = deps.clock.now();
+  const { count } = await tx.payment.updateMany({
+    where: { id: payment.id, status: "pending" },
+    data: { status: "failed", failureReason, updatedAt: now },
+  });
+  if (count === 0) throw conflict("Payment is not pending");
+  const failed = await tx.payment.findUniqueOrThrow({ where: { id: payment.id } });
+  await recordPaymentEvent(tx, deps, failed, "payment.failed");
+  return failed;
+}

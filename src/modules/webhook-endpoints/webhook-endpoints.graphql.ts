@@ -1,0 +1,113 @@
+import { builder } from "../../graphql/builder.ts";
+import { requireService } from "../../graphql/context.ts";
+import { defined } from "../../graphql/shared-types.ts";
+import { inScope } from "../../context.ts";
+import { parseInput } from "../../shared/validation.ts";
+import { maskSecret } from "../../webhooks/signing.ts";
+import { createWebhookEndpointSchema, updateWebhookEndpointSchema } from "./webhook-endpoints.inputs.ts";
+import {
+  type EndpointWithSecret,
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  rotateWebhookEndpointSecret,
+  subscribedEvents,
+  updateWebhookEndpoint,
+} from "./webhook-endpoints.service.ts";
+
+export const WebhookEndpointType = builder.prismaObject("WebhookEndpoint", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    url: t.exposeString("url"),
+    description: t.exposeString("description", { nullable: true }),
+    enabledEvents: t.stringList({ resolve: (e) => subscribedEvents(e) }),
+    enabled: t.exposeBoolean("enabled"),
+    secret: t.string({ description: "masked preview; the full secret is only returned by create and rotate", resolve: (e) => maskSecret(e.secret) }),
+    previousSecretExpiresAt: t.expose("previousSecretExpiresAt", { type: "DateTime", nullable: true }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    deliveries: t.relatedConnection("deliveries", {
+      cursor: "id",
+      query: { orderBy: [{ createdAt: "desc" }, { id: "desc" }] },
+    }),
+  }),
+});
+
+/** What create and rotate answer: the endpoint and, this once, its whole secret. */
+const WebhookEndpointSecretPayload = builder.objectRef<EndpointWithSecret>("WebhookEndpointSecretPayload").implement({
+  fields: (t) => ({
+    webhookEndpoint: t.field({ type: WebhookEndpointType, resolve: (p) => p.endpoint }),
+    secret: t.exposeString("secret", { description: "the whole whsec_ signing secret, shown only here" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  webhookEndpoint: t.prismaField({
+    type: "WebhookEndpoint",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_query, _root, args, ctx) => getWebhookEndpoint(requireService(ctx), String(args.id)),
+  }),
+  webhookEndpoints: t.prismaConnection({
+    type: "WebhookEndpoint",
+    cursor: "id",
+    resolve: async (query, _root, _args, ctx) => {
+      const service = requireService(ctx);
+      return service.db.webhookEndpoint.findMany({
+        ...query,
+        where: { ...inScope(service.scope), deletedAt: null },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      });
+    },
+  }),
+}));
+
+const CreateWebhookEndpointInput = builder.inputType("CreateWebhookEndpointInput", {
+  fields: (t) => ({
+    url: t.string({ required: true }),
+    enabledEvents: t.stringList({ required: true, description: 'event kinds, or ["*"] for all' }),
+    description: t.string(),
+  }),
+});
+
+const UpdateWebhookEndpointInput = builder.inputType("UpdateWebhookEndpointInput", {
+  fields: (t) => ({
+    url: t.string(),
+    enabledEvents: t.stringList(),
+    description: t.string(),
+    enabled: t.boolean(),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createWebhookEndpoint: t.field({
+    type: WebhookEndpointSecretPayload,
+    args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const body = defined({ url: input.url, enabled_events: input.enabledEvents, description: input.description });
+      return createWebhookEndpoint(requireService(ctx), parseInput(createWebhookEndpointSchema, body, "input"));
+    },
+  }),
+  updateWebhookEndpoint: t.prismaField({
+    type: "WebhookEndpoint",
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookEndpointInput, required: true }) },
+    resolve: async (_query, _root, { id, input }, ctx) => {
+      const body = defined({
+        url: input.url ?? undefined,
+        enabled_events: input.enabledEvents ?? undefined,
+        description: input.description,
+        enabled: input.enabled ?? undefined,
+      });
+      return updateWebhookEndpoint(requireService(ctx), String(id), parseInput(updateWebhookEndpointSchema, body, "input"));
+    },
+  }),
+  deleteWebhookEndpoint: t.id({
+    description: "the deleted endpoint's id",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => (await deleteWebhookEndpoint(requireService(ctx), String(id))).id,
+  }),
+  rotateWebhookEndpointSecret: t.field({
+    type: WebhookEndpointSecretPayload,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, { id }, ctx) => rotateWebhookEndpointSecret(requireService(ctx), String(id)),
+  }),
+}));

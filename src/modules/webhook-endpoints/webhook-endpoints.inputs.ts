@@ -1,0 +1,49 @@
+import { z } from "zod";
+import type { EventType } from "../events/events.service.ts";
+import { listQuerySchema } from "../../shared/pagination.ts";
+import { descriptionSchema } from "../../shared/validation.ts";
+
+/** Every event kind an endpoint can subscribe to. */
+export const EVENT_KINDS = [
+  "payment.created",
+  "payment.completed",
+  "payment.failed",
+  "payment.expired",
+  "invoice.finalized",
+  "invoice.paid",
+  "invoice.voided",
+  "checkout.session.completed",
+  "checkout.session.expired",
+  "webhook.test",
+] as const satisfies readonly EventType[];
+
+const urlSchema = z
+  .string()
+  .max(2048)
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), { error: "must be an http or https URL" });
+
+/** A list of event kinds, or ["*"] for all of them. */
+const enabledEventsSchema = z
+  .array(z.enum([...EVENT_KINDS, "*"]))
+  .min(1)
+  .refine((kinds) => !kinds.includes("*") || kinds.length === 1, { error: 'must be ["*"] or a list of event kinds' })
+  .transform((kinds) => [...new Set(kinds)]);
+
+export const createWebhookEndpointSchema = z.strictObject({
+  url: urlSchema,
+  enabled_events: enabledEventsSchema,
+  description: descriptionSchema.optional(),
+});
+
+/** An update changes the fields it names. */
+export const updateWebhookEndpointSchema = z.strictObject({
+  url: urlSchema.optional(),
+  enabled_events: enabledEventsSchema.optional(),
+  description: descriptionSchema.optional(),
+  enabled: z.boolean().optional(),
+});
+
+export type CreateWebhookEndpointInput = z.output<typeof createWebhookEndpointSchema>;
+export type UpdateWebhookEndpointInput = z.output<typeof updateWebhookEndpointSchema>;
+
+export const listWebhookEndpointsSchema = listQuerySchema({});

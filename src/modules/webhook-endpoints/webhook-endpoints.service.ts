@@ -1,0 +1,107 @@
+// Webhook endpoints: where an organization's events go, and the secret that signs them. The secret
+// leaves the service in full only from create and rotate.
+import type { WebhookEndpoint } from "../../generated/sqlite/client.ts";
+import { type ServiceContext, inScope } from "../../context.ts";
+import { badRequest, notFound } from "../../errors.ts";
+import { type ListQuery, listPage } from "../../shared/pagination.ts";
+import { findForbiddenAddress, privateTargetsAllowed } from "../../webhooks/ssrf-guard.ts";
+import { generateSecret } from "../../webhooks/signing.ts";
+import type { CreateWebhookEndpointInput, UpdateWebhookEndpointInput } from "./webhook-endpoints.inputs.ts";
+
+/** After a rotation the old secret keeps signing this long, so receivers can switch without a gap. */
+export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpoint;
+  /** the whole whsec_ secret: shown this once */
+  secret: string;
+}
+
+/** The secrets that sign a delivery made at `now`: the current one, and the previous during its grace period. */
+export function signingSecrets(endpoint: WebhookEndpoint, now: Date): string[] {
+  const previousActive = endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now;
+  return previousActive ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
+}
+
+export const subscribedEvents = (endpoint: Pick<WebhookEndpoint, "enabledEvents">) =>
+  JSON.parse(endpoint.enabledEvents) as string[];
+
+/** https in production, and never a private address there unless the operator allows it. */
+async function checkTarget(ctx: ServiceContext, url: string): Promise<void> {
+  const parsed = new URL(url);
+  if (ctx.scope.environment === "production" && parsed.protocol !== "https:") throw badRequest("url must use https");
+  if (privateTargetsAllowed(ctx.scope.environment, ctx.config.webhookAllowPrivate)) return;
+  const forbidden = await findForbiddenAddress(parsed.hostname);
+  if (forbidden) throw badRequest(`url must not point to a private, loopback or link-local address (${forbidden})`);
+}
+
+export async function createWebhookEndpoint(ctx: ServiceContext, input: CreateWebhookEndpointInput): Promise<EndpointWithSecret> {
+  await checkTarget(ctx, input.url);
+  const now = ctx.clock.now();
+  const secret = generateSecret();
+  const endpoint = await ctx.db.webhookEndpoint.create({
+    data: {
+      id: ctx.ids.newId("we"),
+      ...inScope(ctx.scope),
+      url: input.url,
+      description: input.description ?? null,
+      enabledEvents: JSON.stringify(input.enabled_events),
+      secret,
+      createdAt: now,
+      updatedAt: now,
+    },
+  });
+  return { endpoint, secret };
+}
+
+export async function getWebhookEndpoint(ctx: ServiceContext, id: string): Promise<WebhookEndpoint> {
+  const endpoint = await ctx.db.webhookEndpoint.findFirst({ where: { id, ...inScope(ctx.scope), deletedAt: null } });
+  if (!endpoint) throw notFound();
+  return endpoint;
+}
+
+export const listWebhookEndpoints = (ctx: ServiceContext, query: ListQuery) =>
+  listPage(ctx.db.webhookEndpoint, { ...inScope(ctx.scope), deletedAt: null }, query);
+
+export async function updateWebhookEndpoint(
+  ctx: ServiceContext,
+  id: string,
+  input: UpdateWebhookEndpointInput,
+): Promise<WebhookEndpoint> {
+  await getWebhookEndpoint(ctx, id);
+  if (input.url !== undefined) await checkTarget(ctx, input.url);
+  return ctx.db.webhookEndpoint.update({
+    where: { id },
+    data: {
+      ...(input.url !== undefined && { url: input.url }),
+      ...(input.enabled_events !== undefined && { enabledEvents: JSON.stringify(input.enabled_events) }),
+      ...(input.description !== undefined && { description: input.description }),
+      ...(input.enabled !== undefined && { enabled: input.enabled }),
+      updatedAt: ctx.clock.now(),
+    },
+  });
+}
+
+/** Deleted endpoints stay as rows (their delivery log refers to them) but are gone for every read and send. */
+export async function deleteWebhookEndpoint(ctx: ServiceContext, id: string): Promise<WebhookEndpoint> {
+  await getWebhookEndpoint(ctx, id);
+  const now = ctx.clock.now();
+  return ctx.db.webhookEndpoint.update({ where: { id }, data: { deletedAt: now, enabled: false, updatedAt: now } });
+}
+
+/** A new secret; the current one becomes the previous and keeps signing for 24 h. */
+export async function rotateWebhookEndpointSecret(ctx: ServiceContext, id: string): Promise<EndpointWithSecret> {
+  const current = await getWebhookEndpoint(ctx, id);
+  const now = ctx.clock.now();
+  const secret = generateSecret();
+  const endpoint = await ctx.db.webhookEndpoint.update({
+    where: { id },
+    data: {
+      secret,
+      previousSecret: current.secret,
+      previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS),
+      updatedAt: now,
+    },
+  });
+  return { endpoint, secret };
+}

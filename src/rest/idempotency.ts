@@ -1,0 +1,108 @@
+// Idempotency-Key (decisions, as Stripe): the first response to a key is stored per API key for 24 h
+// and replayed byte-for-byte; the same key with another request is 409. The record is inserted
+// BEFORE the work runs, so the primary key (apiKeyId, key) decides the one request that does the
+// work, on SQLite and PostgreSQL alike; concurrent duplicates wait for its stored response.
+// 5xx outcomes are not stored (the record is released) so that a retry can succeed.
+import { createHash } from "node:crypto";
+import type { Deps } from "../context.ts";
+import { badRequest, conflict } from "../errors.ts";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
+const MAX_KEY_LENGTH = 255;
+/** How long a duplicate waits for the first request before giving up with 409. */
+const WAIT_LIMIT_MS = 30_000;
+/** An unfinished record older than this belongs to a request that died (crash): it is taken over. */
+const ABANDONED_AFTER_MS = 5 * 60_000;
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+}
+
+export interface IdempotentRequest {
+  apiKeyId: string;
+  key: string;
+  /** requestFingerprint(...) of everything that makes the request what it is */
+  requestHash: string;
+}
+
+export function checkIdempotencyKey(key: string): string {
+  if (key.length < 1 || key.length > MAX_KEY_LENGTH) throw badRequest("Idempotency-Key must be 1 to 255 characters");
+  return key;
+}
+
+export const requestFingerprint = (...parts: string[]) => createHash("sha256").update(parts.join("\n")).digest("hex");
+
+const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === "P2002";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `execute` once per (apiKeyId, key): the first caller runs it and stores its answer; every
+ * other caller with the same request gets that answer (`replayed: true`), waiting for it if needed.
+ */
+export async function runIdempotently(
+  deps: Pick<Deps, "db" | "clock">,
+  request: IdempotentRequest,
+  execute: () => Promise<StoredResponse>,
+): Promise<{ response: StoredResponse; replayed: boolean }> {
+  const id = { apiKeyId_key: { apiKeyId: request.apiKeyId, key: request.key } };
+  const waitStarted = Date.now();
+  let pause = 5;
+  for (;;) {
+    if (await claim(deps, request)) break;
+    const existing = await deps.db.idempotencyRecord.findUnique({ where: id });
+    if (!existing) continue; // the first request released the key (5xx): claim it again
+    const age = deps.clock.now().getTime() - existing.createdAt.getTime();
+    if (age >= IDEMPOTENCY_TTL_MS || (existing.statusCode === null && age >= ABANDONED_AFTER_MS)) {
+      await deps.db.idempotencyRecord.deleteMany({ where: { ...id.apiKeyId_key, createdAt: existing.createdAt } });
+      continue;
+    }
+    if (existing.requestHash !== request.requestHash) {
+      throw conflict("Idempotency-Key was already used with a different request");
+    }
+    if (existing.statusCode !== null) {
+      return { response: { status: existing.statusCode, body: existing.responseBody ?? "" }, replayed: true };
+    }
+    if (Date.now() - waitStarted > WAIT_LIMIT_MS) {
+      throw conflict("A request with this Idempotency-Key is still being processed");
+    }
+    await sleep(pause);
+    pause = Math.min(pause * 2, 100);
+  }
+
+  let response: StoredResponse;
+  try {
+    response = await execute();
+  } catch (error) {
+    await release(deps, request);
+    throw error;
+  }
+  if (response.status >= 500) await release(deps, request);
+  else await deps.db.idempotencyRecord.update({ where: id, data: { statusCode: response.status, responseBody: response.body } });
+  return { response, replayed: false };
+}
+
+async function claim(deps: Pick<Deps, "db" | "clock">, request: IdempotentRequest): Promise<boolean> {
+  try {
+    await deps.db.idempotencyRecord.create({
+      data: { apiKeyId: request.apiKeyId, key: request.key, requestHash: request.requestHash, createdAt: deps.clock.now() },
+    });
+    return true;
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+}
+
+async function release(deps: Pick<Deps, "db">, request: IdempotentRequest) {
+  await deps.db.idempotencyRecord
+    .deleteMany({ where: { apiKeyId: request.apiKeyId, key: request.key, statusCode: null } })
+    .catch(() => undefined); // the original failure matters more; an orphan is taken over later
+}
+
+/** Deletes records past their 24 h; for a periodic worker (expired ones are also replaced on reuse). */
+export async function deleteExpiredIdempotencyRecords(deps: Pick<Deps, "db" | "clock">): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - IDEMPOTENCY_TTL_MS);
+  const { count } = await deps.db.idempotencyRecord.deleteMany({ where: { createdAt: { lt: cutoff } } });
+  return count;
+}

@@ -1,0 +1,78 @@
+// Sends one webhook request over node:http(s). Redirects are never followed (a 3xx is a failure),
+// the whole exchange has one deadline, and only the first 4 KiB of the answer are kept.
+// Guarded requests use sockets whose DNS lookup refuses forbidden addresses (ssrf-guard.ts); IP
+// literals, which skip DNS, are checked here before connecting.
+import http from "node:http";
+import https from "node:https";
+import { isIP } from "node:net";
+import { ForbiddenTargetError, bareHost, guardedLookup, isForbiddenAddress } from "./ssrf-guard.ts";
+
+export const RESPONSE_BODY_LIMIT = 4096;
+
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+  /** false: the target must be a public address (production without WEBHOOK_ALLOW_PRIVATE) */
+  allowPrivate: boolean;
+}
+
+export interface WebhookResponse {
+  status: number;
+  /** at most the first 4 KiB, as text */
+  body: string;
+}
+
+/** Sends a request and resolves with the answer, whatever its status; rejects when no answer came. */
+export type WebhookSender = (request: WebhookRequest) => Promise<WebhookResponse>;
+
+const agentOptions = { keepAlive: true, maxSockets: 256 };
+// Separate pools, so a socket opened for a sandbox endpoint is never reused by a guarded request.
+const agents = {
+  open: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
+  guarded: {
+    http: new http.Agent({ ...agentOptions, lookup: guardedLookup } as http.AgentOptions),
+    https: new https.Agent({ ...agentOptions, lookup: guardedLookup } as https.AgentOptions),
+  },
+};
+
+export const sendWebhookRequest: WebhookSender = (request) =>
+  new Promise((resolve, reject) => {
+    const url = new URL(request.url);
+    const host = bareHost(url.hostname);
+    if (!request.allowPrivate && isIP(host) && isForbiddenAddress(host)) {
+      return reject(new ForbiddenTargetError(host, host));
+    }
+    const secure = url.protocol === "https:";
+    const pool = request.allowPrivate ? agents.open : agents.guarded;
+    const req = (secure ? https : http).request(url, {
+      method: "POST",
+      headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) },
+      agent: secure ? pool.https : pool.http,
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`Timed out after ${request.timeoutMs} ms`)), request.timeoutMs);
+    req.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      res.on("data", (chunk: Buffer) => {
+        if (kept < RESPONSE_BODY_LIMIT) {
+          chunks.push(chunk.subarray(0, RESPONSE_BODY_LIMIT - kept));
+          kept += Math.min(chunk.length, RESPONSE_BODY_LIMIT - kept);
+        }
+      });
+      res.on("end", () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") });
+      });
+      res.on("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+    });
+    req.end(request.body);
+  });

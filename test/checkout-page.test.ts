@@ -1,0 +1,161 @@
+// The hosted checkout in a real Chromium: live status without reload, the final states, invoices,
+// a phone-sized screen. Screenshots are written to test/artifacts/.
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { completePayment } from "../src/modules/payments/payment-completion.ts";
+import { recordPaymentEvent } from "../src/modules/payments/payments.service.ts";
+import { type Browser, launchBrowser, screenshotPath } from "./support/browser.ts";
+import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+
+let t: TestApp;
+let merchant: Merchant;
+let browser: Browser;
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+  merchant = await t.createMerchant();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+/** The page at its checkout_url's path, on the test server. */
+async function open(checkoutUrl: string): Promise<{ page: Page; status: number | undefined }> {
+  const page = await browser.context.newPage();
+  const response = await page.goto(`${t.url}${new URL(checkoutUrl).pathname}`);
+  return { page, status: response?.status() };
+}
+
+async function createPayment(body: Record<string, unknown> = {}) {
+  const res = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "12.5", description: "Two coffees", ...body } });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; checkout_url: string };
+}
+
+describe("checkout page", () => {
+  it("shows the payment and turns to Paid live, without a reload, with no private field on the page", async () => {
+    const payment = await createPayment({ metadata: { order_ref: "private-order-5521" } });
+    const { page, status } = await open(payment.checkout_url);
+    expect(status).toBe(200);
+    await page.getByText("Two coffees").waitFor();
+    expect(await page.getByTestId("amount").textContent()).toBe("12.5 XLM");
+    expect(await page.getByTestId("countdown").textContent()).toMatch(/^Expires in 59:\d\d$/);
+    await page.getByRole("button", { name: "Pay with a test wallet" }).waitFor();
+    await page.evaluate(() => ((window as unknown as { loadedOnce: boolean }).loadedOnce = true));
+
+    const hash = "c".repeat(64);
+    await t.database.db.$transaction((tx) => completePayment(tx, t.deps, { id: payment.id }, { txHash: hash }));
+
+    await page.getByRole("heading", { name: "Paid" }).waitFor({ timeout: 15_000 });
+    expect(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
+    const link = page.getByRole("link", { name: hash });
+    expect(await link.getAttribute("href")).toBe(`https://stellar.expert/explorer/testnet/tx/${hash}`);
+    expect(await page.content()).not.toContain("private-order-5521");
+    await page.screenshot({ path: screenshotPath("checkout-paid"), fullPage: true });
+    await page.close();
+  });
+
+  it("redirects to the session's success_url once paid", async () => {
+    const successUrl = `${t.url}/health?paid=1`;
+    const session = await t.api("POST", "/checkout-sessions", { key: merchant.sandboxKey, body: { amount: "2", success_url: successUrl } });
+    expect(session.status).toBe(201);
+    const { page } = await open(session.body.checkout_url);
+    await page.getByRole("button", { name: "Pay with a test wallet" }).waitFor();
+    await t.database.db.$transaction((tx) => completePayment(tx, t.deps, { id: session.body.payment_intent_id }, { txHash: "d".repeat(64) }));
+    await page.getByRole("heading", { name: "Paid" }).waitFor({ timeout: 15_000 });
+    await page.waitForURL(successUrl, { timeout: 15_000 });
+    await page.close();
+  });
+
+  it("gives a failed payment's reason in words", async () => {
+    const payment = await createPayment();
+    const { page } = await open(payment.checkout_url);
+    await page.getByRole("button", { name: "Pay with a test wallet" }).waitFor();
+    // The ledger's failure move, as the ledger worker commits it: status, reason and event together.
+    await t.database.db.$transaction(async (tx) => {
+      const failed = await tx.payment.update({
+        where: { id: payment.id },
+        data: { status: "failed", failureReason: "op_underfunded", updatedAt: t.clock.now() },
+      });
+      await recordPaymentEvent(tx, t.deps, failed, "payment.failed");
+    });
+    await page.getByRole("heading", { name: "Payment failed" }).waitFor({ timeout: 15_000 });
+    await page.getByText("The paying account does not hold enough of the asset.").waitFor();
+    await page.close();
+  });
+
+  it("shows an expired payment as expired", async () => {
+    const payment = await createPayment({ expires_in_minutes: 5 });
+    t.clock.advance(6 * 60_000);
+    const { page } = await open(payment.checkout_url);
+    await page.getByRole("heading", { name: "Payment expired" }).waitFor();
+    expect(await page.getByRole("button", { name: "Pay with a test wallet" }).count()).toBe(0);
+    await page.screenshot({ path: screenshotPath("checkout-expired"), fullPage: true });
+    await page.close();
+  });
+
+  it("says an inactive payment link is inactive", async () => {
+    const link = await t.api("POST", "/payment-links", { key: merchant.sandboxKey, body: { amount: "5", allowed_assets: [{ asset_code: "XLM", issuer_address: null }] } });
+    expect(link.status).toBe(201);
+    expect((await t.api("POST", `/payment-links/${link.body.id}/deactivate`, { key: merchant.sandboxKey })).status).toBe(200);
+    const { page, status } = await open(link.body.url);
+    expect(status).toBe(410);
+    await page.getByText("This payment link is inactive").waitFor();
+    await page.screenshot({ path: screenshotPath("checkout-link-inactive"), fullPage: true });
+    await page.close();
+  });
+
+  it("shows an invoice with its line items, and a voided one as void", async () => {
+    const created = await t.api("POST", "/invoices", {
+      key: merchant.sandboxKey,
+      body: { description: "Website work", items: [{ description: "Design hours", quantity: "2", unit_amount: "30" }, { description: "Hosting", quantity: "1", unit_amount: "15" }] },
+    });
+    expect(created.status).toBe(201);
+    expect((await t.api("POST", `/invoices/${created.body.id}/finalize`, { key: merchant.sandboxKey })).status).toBe(200);
+    const { page } = await open(created.body.hosted_invoice_url);
+    await page.getByText(created.body.invoice_number).waitFor();
+    const rows = await page.locator("table.lines tbody tr").allTextContents();
+    expect(rows).toEqual(["Design hours260 XLM", "Hosting115 XLM"]);
+    expect(await page.getByTestId("amount").textContent()).toBe("75 XLM");
+    await page.screenshot({ path: screenshotPath("checkout-invoice"), fullPage: true });
+
+    expect((await t.api("POST", `/invoices/${created.body.id}/void`, { key: merchant.sandboxKey })).status).toBe(200);
+    await page.getByRole("heading", { name: "Invoice void" }).waitFor({ timeout: 15_000 });
+    await page.close();
+  });
+
+  it("answers an unknown id with 404 and says so", async () => {
+    const { page, status } = await open(`${t.url}/c/pay_0000000000000000`);
+    expect(status).toBe(404);
+    await page.getByRole("heading", { name: "Checkout not found" }).waitFor();
+    await page.close();
+  });
+
+  it("fits a 390 px wide phone screen and is usable by keyboard", async () => {
+    const session = await t.api("POST", "/checkout-sessions", {
+      key: merchant.sandboxKey,
+      body: { amount: "42.1234567", description: "Concert ticket", cancel_url: "https://shop.example/cart" },
+    });
+    expect(session.status).toBe(201);
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${t.url}${new URL(session.body.checkout_url).pathname}`);
+    await page.getByText("Concert ticket").waitFor();
+
+    // Keyboard only: Tab through the controls, open the mobile-wallet details with Enter.
+    const focused: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press("Tab");
+      focused.push(await page.evaluate(() => document.activeElement?.textContent ?? ""));
+    }
+    expect(focused).toEqual(["Pay with Freighter", "Pay with a test wallet", "Pay from a mobile wallet"]);
+    await page.keyboard.press("Enter");
+    await page.locator(".qr svg").waitFor();
+
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.getByRole("link", { name: "Cancel and return to the merchant" }).getAttribute("href")).toBe("https://shop.example/cart");
+    await page.screenshot({ path: screenshotPath("checkout-390px"), fullPage: true });
+    await page.close();
+  });
+});

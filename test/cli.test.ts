@@ -1,0 +1,213 @@
+// The operator CLI as an operator runs it: a real process against the same DATABASE_URL as the
+// server (here the test app's database), checked through the server's HTTP API.
+import { execFile } from "node:child_process";
+import { resolve } from "node:path";
+import { Keypair } from "@stellar/stellar-sdk";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type TestApp, freshDatabaseUrl, startTestApp } from "./support/test-app.ts";
+
+const root = resolve(import.meta.dirname, "..");
+let t: TestApp;
+
+// Every command is a fresh process (tsx, Prisma, the Stellar SDK): seconds each on a busy machine.
+vi.setConfig({ testTimeout: 180_000 });
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** the JSON object on the last line of stdout */
+  json: any;
+}
+
+/** `tsx src/cli/admin.ts ...args` (what `npm run --silent admin -- ...` runs). */
+function admin(args: string[], databaseUrl = t.config.databaseUrl): Promise<CliResult> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "src/cli/admin.ts", ...args],
+      { cwd: root, env: { PATH: process.env.PATH!, DATABASE_URL: databaseUrl }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        const lastLine = stdout.trim().split("\n").at(-1) ?? "";
+        let json: unknown;
+        try {
+          json = JSON.parse(lastLine);
+        } catch {
+          json = undefined;
+        }
+        done({ code, stdout, stderr, json });
+      },
+    );
+  });
+}
+
+function expectOk(result: CliResult) {
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+}
+
+function expectFailure(result: CliResult, message: string) {
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe("");
+  expect(result.stderr).toContain(message);
+}
+
+describe("admin CLI", () => {
+  it("runs the whole merchant setup: org, wallet, asset, rate, key create and revoke, each visible over HTTP", async () => {
+    const org = await admin(["org", "create", "--name", "Acme Coffee"]);
+    expectOk(org);
+    expect(Object.keys(org.json).sort()).toEqual(["live_api_key", "organization_id", "sandbox_api_key"]);
+    expect(org.json.sandbox_api_key).toMatch(/^pk_test_/);
+    expect(org.json.live_api_key).toMatch(/^pk_live_/);
+    const orgId: string = org.json.organization_id;
+    const sandboxKey: string = org.json.sandbox_api_key;
+
+    // A new organization has no settlement wallet.
+    expect(await t.database.db.environmentSettings.count({ where: { organizationId: orgId } })).toBe(0);
+    const walletless = await t.api("POST", "/payments", { key: sandboxKey, body: { amount: "1" } });
+    expect(walletless.status).toBe(400);
+    expect(walletless.body).toEqual({ error: "Settlement wallet is not configured" });
+
+    const wallet = Keypair.random().publicKey();
+    const walletSet = await admin(["wallet", "set", "--org", orgId, "--environment", "sandbox", "--address", wallet]);
+    expectOk(walletSet);
+    expect(walletSet.json).toEqual({ ok: true });
+    const paid = await t.api("POST", "/payments", { key: sandboxKey, body: { amount: "1" } });
+    expect(paid.status).toBe(201);
+    // ...only for the environment it was set for.
+    const live = await t.api("POST", "/payments", { key: org.json.live_api_key, body: { amount: "1" } });
+    expect(live.body).toEqual({ error: "Settlement wallet is not configured" });
+
+    const issuer = Keypair.random().publicKey();
+    const asset = await admin(["asset", "enable", "--org", orgId, "--environment", "sandbox", "--code", "USDC", "--issuer", issuer]);
+    expectOk(asset);
+    expect(asset.json).toEqual({ ok: true });
+    const quick = await t.api("POST", "/payments", { key: sandboxKey, body: { amount: "5", asset: "USDC", description: "Latte" } });
+    expect(quick.status).toBe(201);
+    expect(quick.body.settlement_asset).toEqual({ asset_code: "USDC", issuer_address: issuer });
+
+    const rate = await admin(["rate", "set", "--org", orgId, "--environment", "sandbox", "--currency", "EUR", "--asset", "USDC", "--price", "0.5"]);
+    expectOk(rate);
+    expect(rate.json).toEqual({ ok: true });
+    const priced = await t.api("POST", "/payments", {
+      key: sandboxKey,
+      body: { pricing_currency: "EUR", pricing_amount: "3", settlement_asset: { asset_code: "USDC", issuer_address: issuer } },
+    });
+    expect(priced.status).toBe(201);
+    expect(priced.body.amount).toBe("6.0000000");
+
+    const key = await admin(["key", "create", "--org", orgId, "--environment", "sandbox"]);
+    expectOk(key);
+    expect(Object.keys(key.json)).toEqual(["api_key"]);
+    expect(key.json.api_key).toMatch(/^pk_test_[0-9A-Za-z]{32}$/);
+    const newKey: string = key.json.api_key;
+    expect((await t.api("GET", `/payments/${paid.body.id}`, { key: newKey })).status).toBe(200);
+
+    const revoke = await admin(["key", "revoke", "--key-prefix", newKey.slice(0, 16)]);
+    expectOk(revoke);
+    expect(revoke.json).toEqual({ ok: true });
+    const refused = await t.api("GET", `/payments/${paid.body.id}`, { key: newKey });
+    expect(refused.status).toBe(401);
+    expect(refused.raw).toBe('{"error":"Unauthorized"}');
+    // The organization's other key still works.
+    expect((await t.api("GET", `/payments/${paid.body.id}`, { key: sandboxKey })).status).toBe(200);
+
+    expectFailure(await admin(["key", "revoke", "--key-prefix", newKey.slice(0, 16)]), "names no active key");
+  });
+
+  it("creates a live key that reaches production only", async () => {
+    const org = await admin(["org", "create", "--name", "Live Shop"]);
+    const key = await admin(["key", "create", "--org", org.json.organization_id, "--environment", "production"]);
+    expectOk(key);
+    expect(key.json.api_key).toMatch(/^pk_live_/);
+    const list = await t.api("GET", "/payments", { key: key.json.api_key });
+    expect(list.status).toBe(200);
+    const row = await t.database.db.apiKey.findFirstOrThrow({ where: { prefix: key.json.api_key.slice(0, 16) } });
+    expect(row.environment).toBe("production");
+  });
+
+  describe("errors: a message on stderr, exit 1, nothing written", () => {
+    let orgId: string;
+    beforeAll(async () => {
+      orgId = (await admin(["org", "create", "--name", "Errors"])).json.organization_id;
+    });
+    const address = Keypair.random().publicKey();
+
+    it("a bad address", async () => {
+      const [wallet, issuer] = await Promise.all([
+        admin(["wallet", "set", "--org", orgId, "--environment", "sandbox", "--address", "GNOTANADDRESS"]),
+        admin(["asset", "enable", "--org", orgId, "--environment", "sandbox", "--code", "USDC", "--issuer", "nope"]),
+      ]);
+      expectFailure(wallet, "address must be a Stellar public key (G...)");
+      expectFailure(issuer, "issuer must be a Stellar public key (G...)");
+      expect(await t.database.db.environmentSettings.count({ where: { organizationId: orgId } })).toBe(0);
+      expect(await t.database.db.enabledAsset.count({ where: { organizationId: orgId } })).toBe(0);
+    });
+
+    it("an unknown organization", async () => {
+      const results = await Promise.all([
+        admin(["wallet", "set", "--org", "org_unknown", "--environment", "sandbox", "--address", address]),
+        admin(["key", "create", "--org", "org_unknown", "--environment", "sandbox"]),
+        admin(["asset", "enable", "--org", "org_unknown", "--environment", "sandbox", "--code", "USDC", "--issuer", address]),
+      ]);
+      for (const result of results) expectFailure(result, "organization not found");
+    });
+
+    it("a bad environment", async () => {
+      expectFailure(
+        await admin(["wallet", "set", "--org", orgId, "--environment", "staging", "--address", address]),
+        "--environment must be sandbox or production",
+      );
+    });
+
+    it("a missing flag", async () => {
+      const [name, org, prefix] = await Promise.all([
+        admin(["org", "create"]),
+        admin(["wallet", "set", "--environment", "sandbox", "--address", address]),
+        admin(["key", "revoke"]),
+      ]);
+      expectFailure(name, "--name is required");
+      expectFailure(org, "--org is required");
+      expectFailure(prefix, "--key-prefix is required");
+    });
+
+    it("bad asset and rate values", async () => {
+      const rate = (currency: string, asset: string, price: string) =>
+        admin(["rate", "set", "--org", orgId, "--environment", "sandbox", "--currency", currency, "--asset", asset, "--price", price]);
+      const [code, currency, price, notEnabled] = await Promise.all([
+        admin(["asset", "enable", "--org", orgId, "--environment", "sandbox", "--code", "TOOLONGASSETCODE", "--issuer", address]),
+        rate("usd", "XLM", "1"),
+        rate("USD", "XLM", "0"),
+        rate("USD", "EURC", "1"),
+      ]);
+      expectFailure(code, "code must be 1 to 12 alphanumeric characters");
+      expectFailure(currency, "currency must be an ISO 4217 code");
+      expectFailure(price, "price must be a positive decimal");
+      expectFailure(notEnabled, "asset EURC is not enabled for this organization");
+      expect(await t.database.db.exchangeRate.count({ where: { organizationId: orgId } })).toBe(0);
+    });
+
+    it("an unknown command prints the usage", async () => {
+      const [unknown, none] = await Promise.all([admin(["org", "delete"]), admin([])]);
+      expectFailure(unknown, "usage:");
+      expectFailure(none, "usage:");
+    });
+  });
+
+  it("migrates a fresh database itself, so it works before the server ever started", async () => {
+    const fresh = await freshDatabaseUrl();
+    try {
+      const org = await admin(["org", "create", "--name", "First"], fresh.url);
+      expectOk(org);
+      expect(org.json.organization_id).toMatch(/^org_/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});

@@ -1,0 +1,76 @@
+import { spawnSync } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from "../src/config.ts";
+
+const root = resolve(import.meta.dirname, "..");
+
+describe("loadConfig", () => {
+  it("has defaults for everything", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: "0.0.0.0",
+      databaseUrl: DEFAULT_DATABASE_URL,
+      dialect: "sqlite",
+      publicUrl: "http://localhost:3000",
+      rateLimits: { live: 100, sandbox: 25 },
+      webhookRetryDelaysSeconds: [60, 300, 1800, 7200, 86400],
+      webhookTimeoutMs: 10_000,
+      webhookAllowPrivate: false,
+      logLevel: "info",
+    });
+    expect(DEFAULT_DATABASE_URL).toBe(`file:${resolve("data", "stellar-pay.db")}`);
+  });
+
+  it("derives PUBLIC_URL from PORT, and the dialect from DATABASE_URL", () => {
+    expect(loadConfig({ PORT: "8080" }).publicUrl).toBe("http://localhost:8080");
+    expect(loadConfig({ PUBLIC_URL: "https://pay.example.com/" }).publicUrl).toBe("https://pay.example.com");
+    const pg = loadConfig({ DATABASE_URL: "postgresql://u@db:5432/pay" });
+    expect(pg).toMatchObject({ dialect: "postgresql", databaseUrl: "postgresql://u@db:5432/pay" });
+    expect(loadConfig({ DATABASE_URL: "file:/tmp/x.db" })).toMatchObject({ dialect: "sqlite", databaseUrl: "file:/tmp/x.db" });
+  });
+
+  it("treats empty variables as unset", () => {
+    expect(loadConfig({ PORT: "", DATABASE_URL: "" })).toMatchObject({ port: 3000, databaseUrl: DEFAULT_DATABASE_URL });
+  });
+
+  it("reports every problem at once", () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: "eighty", DATABASE_URL: "mysql://x", PUBLIC_URL: "ftp://x", LOG_LEVEL: "loud", RATE_LIMIT_LIVE: "-1" });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(5);
+    for (const name of ["PORT", "DATABASE_URL", "PUBLIC_URL", "LOG_LEVEL", "RATE_LIMIT_LIVE"]) {
+      expect(problems.some((p) => p.startsWith(`${name}:`)), name).toBe(true);
+      expect((error as ConfigError).message).toContain(name);
+    }
+    expect(problems.find((p) => p.startsWith("DATABASE_URL"))).toContain("must be file:<path> or postgresql://...");
+  });
+
+  it.each([["PORT", "70000"], ["PORT", "1.5"], ["WEBHOOK_RETRY_DELAYS", "1m,5m"], ["WEBHOOK_ALLOW_PRIVATE", "yes"]])(
+    "refuses %s=%s",
+    (name, value) => {
+      expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    },
+  );
+});
+
+describe("the server with bad configuration", () => {
+  it("exits 1 listing every problem, before touching any database", () => {
+    const result = spawnSync(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: root,
+      env: { PATH: process.env.PATH!, PORT: "not-a-port", DATABASE_URL: "mysql://nope", LOG_LEVEL: "chatty" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("Invalid configuration");
+    for (const name of ["PORT", "DATABASE_URL", "LOG_LEVEL"]) expect(result.stderr).toContain(`${name}:`);
+    expect(result.stdout).not.toContain("listening");
+  });
+});

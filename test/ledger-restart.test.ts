@@ -1,0 +1,150 @@
+// Restarts: the service stops between ledgers, payments land while it is down, a new process on the
+// same database picks up from the persisted cursor. Nothing is missed, nothing completes twice.
+// The simulated network runs on its own server here (as a real Horizon would), outliving the apps.
+import { Keypair, Networks } from "@stellar/stellar-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type App, buildApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { type Database, openDatabase } from "../src/db/client.ts";
+import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
+import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
+import { type RunningServer, serve } from "../src/server.ts";
+import { randomIds } from "../src/shared/ids.ts";
+import { createLogger } from "../src/shared/logger.ts";
+import { type Wallet, fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
+import { TestClock, dialect, freshDatabaseUrl } from "./support/test-app.ts";
+
+interface RunningApp {
+  app: App;
+  server: RunningServer;
+  database: Database;
+  stop(): Promise<void>;
+}
+
+let network: SimulatedNetwork;
+let networkServer: RunningServer;
+let wallet: Wallet;
+let databaseUrl: string;
+let dropDatabase: () => Promise<void>;
+const settlement = Keypair.random();
+let apiKey: string;
+const clock = new TestClock();
+
+async function startApp(): Promise<RunningApp> {
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    PUBLIC_URL: "http://pay.example.test",
+    LEDGER: "horizon",
+    HORIZON_TESTNET_URL: `${networkServer.url}/horizon`,
+    RATE_LIMIT_SANDBOX: "0",
+    LOG_LEVEL: "silent",
+  });
+  const database = openDatabase(config.databaseUrl);
+  const app = buildApp({ db: database.db, config, clock, ids: randomIds, logger: createLogger(config.logLevel) });
+  const server = await serve(app.fetch, { port: 0, host: "127.0.0.1" });
+  await app.start({ url: server.url });
+  return {
+    app,
+    server,
+    database,
+    async stop() {
+      await server.close();
+      await app.stop();
+      await database.close();
+    },
+  };
+}
+
+async function api(running: RunningApp, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${running.server.url}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, ...(body !== undefined && { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return response.json() as Promise<any>;
+}
+
+beforeAll(async () => {
+  network = new SimulatedNetwork({ networkPassphrase: Networks.TESTNET, basePath: "", ledgerCloseMs: 50 });
+  networkServer = await serve((request) => network.fetch(request), { port: 0, host: "127.0.0.1" });
+  network.start();
+  wallet = walletOn(network, `${networkServer.url}/horizon`);
+  await network.fund(settlement.publicKey());
+  ({ url: databaseUrl, drop: dropDatabase } = await freshDatabaseUrl());
+  const setup = openDatabase(databaseUrl);
+  const deps = { db: setup.db, config: loadConfig({ DATABASE_URL: databaseUrl }), clock, ids: randomIds };
+  const org = await createOrganization(deps, { name: "Restart Merchant" });
+  await setSettlementWallet(deps, { organizationId: org.organization_id, environment: "sandbox", address: settlement.publicKey() });
+  apiKey = org.sandbox_api_key;
+  await setup.close();
+});
+
+afterAll(async () => {
+  await network.stop();
+  await networkServer.close();
+  await dropDatabase();
+});
+
+describe("restarting the service", () => {
+  it("misses nothing that landed while it was down and completes nothing twice", async () => {
+    const first = await startApp();
+    const [a, b, c] = [
+      await api(first, "POST", "/payments", { amount: "1" }),
+      await api(first, "POST", "/payments", { amount: "2" }),
+      await api(first, "POST", "/payments", { amount: "3" }),
+    ];
+    const payer = await fundedPayer(wallet);
+    const pay = async (payment: any, amount: string) => {
+      const sent = await submit(wallet, await signedTransaction(wallet, payer, [payOp(payment.payment_instructions.muxed_destination, amount)]));
+      expect(sent.codes).toBeUndefined();
+      return sent.hash!;
+    };
+    const paidA = await pay(a, "1");
+    await waitFor(() => api(first, "GET", `/payments/${a.id}`), (p) => p.status === "completed");
+    await first.stop();
+
+    // Down: B is paid in full, C in part.
+    const paidB = await pay(b, "2");
+    await pay(c, "1");
+
+    const second = await startApp();
+    const doneB = await waitFor(() => api(second, "GET", `/payments/${b.id}`), (p) => p.status === "completed");
+    expect(doneB.tx_hash).toBe(paidB);
+    await waitFor(() => api(second, "GET", `/payments/${c.id}`), (p) => p.amount_received === "1.0000000");
+    const paidC = await pay(c, "2");
+    const doneC = await waitFor(() => api(second, "GET", `/payments/${c.id}`), (p) => p.status === "completed");
+    expect(doneC).toMatchObject({ tx_hash: paidC, amount_received: "3.0000000" });
+    expect((await api(second, "GET", `/payments/${a.id}`)).tx_hash).toBe(paidA);
+
+    const db = second.database.db;
+    const completions = await db.event.groupBy({ by: ["resourceId"], where: { type: "payment.completed" }, _count: true });
+    expect(completions.map((row) => [row.resourceId, row._count]).sort()).toEqual([[a.id, 1], [b.id, 1], [c.id, 1]].sort());
+    expect(await db.ledgerPayment.count({ where: { account: settlement.publicKey() } })).toBe(4);
+    await second.stop();
+  });
+
+  it("with two processes at once, each payment still completes exactly once", async () => {
+    const one = await startApp();
+    const two = await startApp();
+    const payments = [];
+    for (const amount of ["1", "2", "3"]) payments.push(await api(one, "POST", "/payments", { amount }));
+    await one.app.ledger.streamer.refresh();
+    await two.app.ledger.streamer.refresh();
+    if (dialect === "postgresql") {
+      // The advisory lock gives the wallet's stream to exactly one of them.
+      const key = `${Networks.TESTNET}|${settlement.publicKey()}`;
+      expect([one, two].filter((r) => r.app.ledger.streamer.streaming().includes(key))).toHaveLength(1);
+    }
+    const payer = await fundedPayer(wallet);
+    for (const p of payments) {
+      await submit(wallet, await signedTransaction(wallet, payer, [payOp(p.payment_instructions.muxed_destination, p.amount)]));
+    }
+    for (const p of payments) await waitFor(() => api(two, "GET", `/payments/${p.id}`), (r) => r.status === "completed");
+    const db = one.database.db;
+    for (const p of payments) {
+      expect(await db.event.count({ where: { resourceId: p.id, type: "payment.completed" } })).toBe(1);
+    }
+    await one.stop();
+    await two.stop();
+  });
+});

@@ -1,0 +1,217 @@
+// Paying payments on the simulated network with real signed transactions, and the streamer's
+// verification rules: what completes a payment, and what never does.
+import { Asset, Keypair, Memo, Networks, Operation } from "@stellar/stellar-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enableAsset } from "../src/modules/organizations/organizations.service.ts";
+import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
+import { type Wallet, fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
+import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+
+let t: TestApp;
+let merchant: Merchant;
+let network: SimulatedNetwork;
+let wallet: Wallet;
+let usdc: Asset;
+
+beforeAll(async () => {
+  t = await startTestApp({ workers: true, env: { LEDGER: "simulated", SIM_LEDGER_CLOSE_MS: "100" } });
+  merchant = await t.createMerchant();
+  network = t.app.ledger.simulatedNetwork(Networks.TESTNET)!;
+  wallet = walletOn(network, `${t.url}/_sim/horizon`);
+  await network.fund(merchant.wallet.publicKey());
+  usdc = network.createAsset("USDC", Keypair.random());
+  await enableAsset(t.deps, { organizationId: merchant.organizationId, environment: "sandbox", code: "USDC", issuer: usdc.getIssuer() });
+  network.setTrustline(merchant.wallet.publicKey(), usdc);
+  // 1 USDC costs 5 XLM on the order book.
+  network.addOffer({ selling: usdc, buying: Asset.native(), price: "5", amount: "1000000" });
+});
+afterAll(() => t.close());
+
+async function createPayment(body: Record<string, unknown>) {
+  const res = await t.api("POST", "/payments", { key: merchant.sandboxKey, body });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+const readPayment = async (id: string) => (await t.api("GET", `/payments/${id}`, { key: merchant.sandboxKey })).body;
+const waitForStatus = (id: string, status: string) => waitFor(() => readPayment(id), (p) => p.status === status);
+const waitForReceived = (id: string, amount: string) => waitFor(() => readPayment(id), (p) => p.amount_received === amount);
+const usdcRef = () => ({ asset_code: "USDC", issuer_address: usdc.getIssuer() });
+
+describe("payment instructions", () => {
+  it("give the settlement wallet, the muxed address, an id memo and a SEP-7 URI", async () => {
+    const payment = await createPayment({ amount: "12.5", settlement_asset: usdcRef() });
+    const i = payment.payment_instructions;
+    expect(i).toMatchObject({ destination: merchant.wallet.publicKey(), memo_type: "id", network_passphrase: Networks.TESTNET });
+    expect(i.memo).toMatch(/^\d+$/);
+    expect(BigInt(i.memo) < 2n ** 63n).toBe(true);
+    expect(i.muxed_destination).toMatch(/^M/);
+    const uri = new URL(i.sep7_uri);
+    expect(uri.protocol).toBe("web+stellar:");
+    expect(Object.fromEntries(uri.searchParams)).toEqual({
+      destination: merchant.wallet.publicKey(),
+      amount: "12.5000000",
+      asset_code: "USDC",
+      asset_issuer: usdc.getIssuer(),
+      memo: i.memo,
+      memo_type: "MEMO_ID",
+      network_passphrase: Networks.TESTNET,
+    });
+    const gql = await t.graphql(`query ($id: ID!) { payment(id: $id) { paymentInstructions { muxedDestination memo memoType sep7Uri } } }`, { id: payment.id }, merchant.sandboxKey);
+    expect(gql.body.data.payment.paymentInstructions).toEqual({ muxedDestination: i.muxed_destination, memo: i.memo, memoType: "id", sep7Uri: i.sep7_uri });
+  });
+});
+
+describe("completing payments from the ledger", () => {
+  it("completes a payment paid to the plain destination with its memo, with the transaction's hash", async () => {
+    const payment = await createPayment({ amount: "12.5" });
+    const payer = await fundedPayer(wallet);
+    const { destination, memo } = payment.payment_instructions;
+    const sent = await submit(wallet, await signedTransaction(wallet, payer, [payOp(destination, "12.5")], { memo: Memo.id(memo) }));
+    expect(sent.hash).toMatch(/^[0-9a-f]{64}$/);
+    const done = await waitForStatus(payment.id, "completed");
+    expect(done).toMatchObject({
+      tx_hash: sent.hash,
+      payer_address: payer.publicKey(),
+      paid_asset: { asset_code: "XLM", issuer_address: null },
+      amount_received: "12.5000000",
+      late: false,
+    });
+    expect(done.confirmed_at).not.toBeNull();
+    const events = await t.database.db.event.findMany({ where: { resourceId: payment.id }, orderBy: { seq: "asc" } });
+    expect(events.map((e) => e.type)).toEqual(["payment.created", "payment.completed"]);
+    expect(JSON.parse(events[1]!.data)).toMatchObject({ status: "completed", tx_hash: sent.hash });
+  });
+
+  it("completes a payment paid to its muxed destination without a memo", async () => {
+    const payment = await createPayment({ amount: "3" });
+    const payer = await fundedPayer(wallet);
+    const sent = await submit(wallet, await signedTransaction(wallet, payer, [payOp(payment.payment_instructions.muxed_destination, "3")]));
+    expect((await waitForStatus(payment.id, "completed")).tx_hash).toBe(sent.hash);
+  });
+
+  it("completes a path payment and records the asset the payer spent", async () => {
+    const payment = await createPayment({ amount: "10", settlement_asset: usdcRef() });
+    const payer = await fundedPayer(wallet);
+    const op = Operation.pathPaymentStrictReceive({
+      sendAsset: Asset.native(),
+      sendMax: "50.5",
+      destination: payment.payment_instructions.muxed_destination,
+      destAsset: usdc,
+      destAmount: "10",
+      path: [],
+    });
+    const sent = await submit(wallet, await signedTransaction(wallet, payer, [op]));
+    expect(sent.codes).toBeUndefined();
+    const done = await waitForStatus(payment.id, "completed");
+    expect(done).toMatchObject({ tx_hash: sent.hash, paid_asset: { asset_code: "XLM", issuer_address: null }, amount_received: "10.0000000" });
+  });
+
+  it("accumulates a short payment and completes on the top-up, showing any excess", async () => {
+    const payment = await createPayment({ amount: "10" });
+    const payer = await fundedPayer(wallet);
+    const to = payment.payment_instructions.muxed_destination;
+    await submit(wallet, await signedTransaction(wallet, payer, [payOp(to, "4")]));
+    const partial = await waitForReceived(payment.id, "4.0000000");
+    expect(partial.status).toBe("pending");
+    const topUp = await submit(wallet, await signedTransaction(wallet, payer, [payOp(to, "7")]));
+    const done = await waitForStatus(payment.id, "completed");
+    expect(done).toMatchObject({ tx_hash: topUp.hash, amount_received: "11.0000000" });
+  });
+});
+
+describe("what never completes a payment", () => {
+  // Each case is followed by a correct payment: once that one completed, the stream has certainly
+  // seen the bad one before it (ledger order), and it counted for nothing.
+  async function expectOnlyTheRightPaymentCounts(payment: any, payer: Keypair, rightOp: ReturnType<typeof payOp>, memo?: Memo) {
+    const right = await submit(wallet, await signedTransaction(wallet, payer, [rightOp], memo ? { memo } : {}));
+    const done = await waitForStatus(payment.id, "completed");
+    expect(done).toMatchObject({ tx_hash: right.hash, amount_received: payment.amount });
+    return done;
+  }
+
+  it("a payment in another asset, kept as an unmatched ledger payment", async () => {
+    const payment = await createPayment({ amount: "2", settlement_asset: usdcRef() });
+    const payer = await fundedPayer(wallet);
+    network.setTrustline(payer.publicKey(), usdc, { balance: "100" });
+    const to = payment.payment_instructions.muxed_destination;
+    const wrong = await submit(wallet, await signedTransaction(wallet, payer, [payOp(to, "2")]));
+    await expectOnlyTheRightPaymentCounts(payment, payer, payOp(to, "2", usdc));
+    const kept = await t.database.db.ledgerPayment.findMany({ where: { txHash: wrong.hash! } });
+    expect(kept).toMatchObject([{ paymentId: null, assetCode: "XLM", amount: 20_000_000n, muxedId: payment.payment_instructions.memo }]);
+  });
+
+  it("the same code from another issuer", async () => {
+    const payment = await createPayment({ amount: "2", settlement_asset: usdcRef() });
+    const fake = network.createAsset("USDC", Keypair.random());
+    network.setTrustline(merchant.wallet.publicKey(), fake);
+    const payer = await fundedPayer(wallet);
+    network.setTrustline(payer.publicKey(), fake, { balance: "100" });
+    network.setTrustline(payer.publicKey(), usdc, { balance: "100" });
+    const to = payment.payment_instructions.muxed_destination;
+    await submit(wallet, await signedTransaction(wallet, payer, [payOp(to, "5", fake)]));
+    await expectOnlyTheRightPaymentCounts(payment, payer, payOp(to, "2", usdc));
+  });
+
+  it("a transaction that failed on the ledger", async () => {
+    const payment = await createPayment({ amount: "1" });
+    const payer = await fundedPayer(wallet);
+    const to = payment.payment_instructions.muxed_destination;
+    // The second operation fails (the payer holds no USDC), so the whole transaction fails.
+    const failed = await submit(wallet, await signedTransaction(wallet, payer, [payOp(to, "1"), payOp(to, "1", usdc)]));
+    expect(failed.codes?.transaction).toBe("tx_failed");
+    await expectOnlyTheRightPaymentCounts(payment, payer, payOp(to, "1"));
+  });
+
+  it("a transaction signed for another network", async () => {
+    const payment = await createPayment({ amount: "1" });
+    const payer = await fundedPayer(wallet);
+    const to = payment.payment_instructions.muxed_destination;
+    const other = await submit(wallet, await signedTransaction(wallet, payer, [payOp(to, "1")], { networkPassphrase: Networks.PUBLIC }));
+    expect(other.codes?.transaction).toBe("tx_bad_auth");
+    await expectOnlyTheRightPaymentCounts(payment, payer, payOp(to, "1"));
+  });
+
+  it("a replayed transaction: the ledger refuses it and the operation counts once", async () => {
+    const payment = await createPayment({ amount: "4" });
+    const payer = await fundedPayer(wallet);
+    const to = payment.payment_instructions.muxed_destination;
+    const envelope = await signedTransaction(wallet, payer, [payOp(to, "2")]);
+    const first = await submit(wallet, envelope);
+    await waitForReceived(payment.id, "2.0000000");
+    const replay = await submit(wallet, envelope);
+    expect(replay.codes?.transaction).toBe("tx_bad_seq");
+    const done = await expectOnlyTheRightPaymentCounts({ ...payment, amount: "4.0000000" }, payer, payOp(to, "2"));
+    expect(done.amount_received).toBe("4.0000000");
+    expect(await t.database.db.ledgerPayment.count({ where: { txHash: first.hash! } })).toBe(1);
+  });
+
+  it("a payment with an unknown memo: kept as unmatched and listed through GraphQL", async () => {
+    const payer = await fundedPayer(wallet);
+    const sent = await submit(wallet, await signedTransaction(wallet, payer, [payOp(merchant.wallet.publicKey(), "1.5")], { memo: Memo.id("42") }));
+    // A pending payment keeps the wallet streamed; completing it proves the stream went past the stray one.
+    const payment = await createPayment({ amount: "1" });
+    await expectOnlyTheRightPaymentCounts(payment, payer, payOp(payment.payment_instructions.muxed_destination, "1"));
+    const res = await t.graphql(
+      `{ unmatchedLedgerPayments(first: 50) { edges { node { txHash amount asset { assetCode } memo memoType sourceAccount } } } }`,
+      {},
+      merchant.sandboxKey,
+    );
+    const nodes = res.body.data.unmatchedLedgerPayments.edges.map((e: any) => e.node);
+    expect(nodes).toContainEqual({ txHash: sent.hash, amount: "1.5000000", asset: { assetCode: "XLM" }, memo: "42", memoType: "id", sourceAccount: payer.publicKey() });
+  });
+});
+
+describe("late payments", () => {
+  it("an expired payment paid afterwards completes with late: true", async () => {
+    const payment = await createPayment({ amount: "1", expires_in_minutes: 5 });
+    t.clock.advance(5 * 60_000 + 1000);
+    expect(await t.app.ledger.sweeper.runOnce()).toBeGreaterThanOrEqual(1);
+    expect((await readPayment(payment.id)).status).toBe("expired");
+    const payer = await fundedPayer(wallet);
+    const sent = await submit(wallet, await signedTransaction(wallet, payer, [payOp(payment.payment_instructions.muxed_destination, "1")]));
+    expect(sent.codes).toBeUndefined();
+    const done = await waitForStatus(payment.id, "completed");
+    expect(done).toMatchObject({ late: true, tx_hash: sent.hash });
+  });
+});

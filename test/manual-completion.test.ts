@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { completePayment, expirePayment } from "../src/modules/payments/payment-completion.ts";
+import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+
+let t: TestApp;
+let merchant: Merchant;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  merchant = await t.createMerchant();
+});
+afterAll(() => t.close());
+
+const createPayment = async () => (await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "5" } })).body;
+const complete = (id: string, body?: Record<string, unknown>, key = merchant.sandboxKey) =>
+  t.api("POST", `/payments/${id}/complete`, { key, ...(body && { body }) });
+const eventTypes = async (resourceId: string) =>
+  (await t.database.db.event.findMany({ where: { resourceId }, orderBy: { seq: "asc" } })).map((e) => e.type);
+
+describe("POST /payments/{id}/complete", () => {
+  it("pending -> completed without a body: confirmed_at set, tx_hash null, payment.completed in the outbox", async () => {
+    const payment = await createPayment();
+    const res = await complete(payment.id);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: payment.id, status: "completed", tx_hash: null, late: false });
+    expect(Date.parse(res.body.confirmed_at)).not.toBeNaN();
+    expect(await eventTypes(payment.id)).toEqual(["payment.created", "payment.completed"]);
+    const event = await t.database.db.event.findFirstOrThrow({ where: { resourceId: payment.id, type: "payment.completed" } });
+    expect(JSON.parse(event.data)).toMatchObject({ id: payment.id, status: "completed" });
+    expect((await t.api("GET", `/payments/${payment.id}`, { key: merchant.sandboxKey })).body.status).toBe("completed");
+  });
+
+  it("records tx_hash and payer_address when given", async () => {
+    const payment = await createPayment();
+    const txHash = "ab".repeat(32);
+    const res = await complete(payment.id, { tx_hash: txHash, payer_address: merchant.wallet.publicKey() });
+    expect(res.body).toMatchObject({ tx_hash: txHash, payer_address: merchant.wallet.publicKey() });
+  });
+
+  it("refuses a malformed tx_hash with 400 and leaves the payment pending", async () => {
+    const payment = await createPayment();
+    const res = await complete(payment.id, { tx_hash: "xyz" });
+    expect(res).toMatchObject({ status: 400, body: { error: "tx_hash must be a Stellar transaction hash (64 lowercase hex digits)" } });
+    expect((await t.api("GET", `/payments/${payment.id}`, { key: merchant.sandboxKey })).body.status).toBe("pending");
+  });
+
+  it("refuses completed, expired and failed payments with 409", async () => {
+    const completed = await createPayment();
+    await complete(completed.id);
+    expect(await complete(completed.id)).toMatchObject({ status: 409, body: { error: "Payment is not pending" } });
+
+    const expired = await createPayment();
+    await t.database.db.$transaction((tx) => expirePayment(tx, t.deps, expired));
+    expect((await complete(expired.id)).status).toBe(409);
+
+    const failed = await createPayment();
+    await t.database.db.payment.update({ where: { id: failed.id }, data: { status: "failed" } });
+    expect((await complete(failed.id)).status).toBe(409);
+    expect(await eventTypes(completed.id)).toEqual(["payment.created", "payment.completed"]);
+  });
+
+  it("lets exactly one of ten concurrent completions win", async () => {
+    const payment = await createPayment();
+    const results = await Promise.all(Array.from({ length: 10 }, () => complete(payment.id)));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 409)).toHaveLength(9);
+    expect(await eventTypes(payment.id)).toEqual(["payment.created", "payment.completed"]);
+  });
+
+  it("answers 404 for unknown ids and payments of another environment", async () => {
+    const payment = await createPayment();
+    expect((await complete("pay_unknown000000000000000")).status).toBe(404);
+    expect(await complete(payment.id, undefined, merchant.liveKey)).toMatchObject({ status: 404, body: { error: "Not found" } });
+  });
+});
+
+describe("completePayment / expirePayment (for the ledger and the expiry sweeper)", () => {
+  it("completes an expired payment only when late, marks it late and completes its expired session", async () => {
+    const session = (await t.api("POST", "/checkout-sessions", { key: merchant.sandboxKey, body: { amount: "4" } })).body;
+    const payment = { id: session.payment_intent_id };
+    await t.database.db.$transaction((tx) => expirePayment(tx, t.deps, payment));
+    expect((await t.api("GET", `/checkout-sessions/${session.id}`, { key: merchant.sandboxKey })).body.status).toBe("expired");
+
+    await expect(t.database.db.$transaction((tx) => completePayment(tx, t.deps, payment))).rejects.toThrow("Payment is not pending");
+    const xlm = { code: "XLM", issuer: null };
+    const completed = await t.database.db.$transaction((tx) =>
+      completePayment(tx, t.deps, payment, { late: true, txHash: "cd".repeat(32), paidAsset: xlm, amountReceived: 40_000_000n }),
+    );
+    expect(completed).toMatchObject({ status: "completed", late: true, txHash: "cd".repeat(32), amountReceived: 40_000_000n });
+    const res = await t.api("GET", `/checkout-sessions/${session.id}`, { key: merchant.sandboxKey });
+    expect(res.body).toMatchObject({ status: "complete", payment_status: "completed", paid_asset: { asset_code: "XLM" } });
+    expect(await eventTypes(payment.id)).toEqual(["payment.created", "payment.expired", "payment.completed"]);
+    expect(await eventTypes(session.id)).toEqual(["checkout.session.expired", "checkout.session.completed"]);
+  });
+
+  it("a late flag on a pending payment completes it normally (not late)", async () => {
+    const payment = await createPayment();
+    const completed = await t.database.db.$transaction((tx) => completePayment(tx, t.deps, payment, { late: true }));
+    expect(completed.late).toBe(false);
+  });
+
+  it("refuses to expire a payment that is not pending", async () => {
+    const payment = await createPayment();
+    await complete(payment.id);
+    await expect(t.database.db.$transaction((tx) => expirePayment(tx, t.deps, payment))).rejects.toThrow("Payment is not pending");
+  });
+});

@@ -1,0 +1,307 @@
+// Webhook delivery end to end: a real receiver on 127.0.0.1 checks every request with its own HMAC
+// code and with the Standard Webhooks algorithm; retries follow the configured schedule on a test
+// clock; crashes resend; several workers never double-send.
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordEvent } from "../src/modules/events/events.service.ts";
+import { sendWebhookRequest } from "../src/webhooks/http-sender.ts";
+import { WebhookDispatcher } from "../src/webhooks/dispatcher.ts";
+import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { type ReceivedWebhook, type WebhookReceiver, startWebhookReceiver } from "./support/webhook-receiver.ts";
+
+let t: TestApp;
+let merchant: Merchant;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  merchant = await t.createMerchant();
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+const header = (r: ReceivedWebhook, name: string) => String(r.headers[name]);
+const nowSeconds = () => Math.floor(t.clock.now().getTime() / 1000);
+
+/** The receiver's own check of Service-Signature, written from the spec: which of `secrets` signed. */
+function serviceSignatureSigners(r: ReceivedWebhook, secrets: string[]): string[] {
+  const parts = header(r, "service-signature").split(",").map((p) => p.split("="));
+  const t0 = Number(parts.find(([k]) => k === "t")![1]);
+  expect(t0).toBe(Number(header(r, "service-timestamp")));
+  expect(Math.abs(nowSeconds() - t0)).toBeLessThanOrEqual(300);
+  const digests = parts.filter(([k]) => k === "v1").map(([, v]) => v!);
+  return secrets.filter((secret) => {
+    const expected = createHmac("sha256", secret).update(`${t0}.${r.rawBody}`).digest("hex");
+    return digests.some((d) => d.length === expected.length && timingSafeEqual(Buffer.from(d), Buffer.from(expected)));
+  });
+}
+
+/** Standard Webhooks verification (standardwebhooks.com spec): base64 HMAC of "id.timestamp.body", secret base64 after whsec_. */
+function standardWebhooksSigners(r: ReceivedWebhook, secrets: string[]): string[] {
+  const id = header(r, "webhook-id");
+  const timestamp = header(r, "webhook-timestamp");
+  expect(Math.abs(nowSeconds() - Number(timestamp))).toBeLessThanOrEqual(300);
+  const signatures = header(r, "webhook-signature")
+    .split(" ")
+    .map((s) => s.split(","))
+    .filter(([version]) => version === "v1")
+    .map(([, sig]) => Buffer.from(sig!, "base64"));
+  return secrets.filter((secret) => {
+    const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+    const expected = createHmac("sha256", key).update(`${id}.${timestamp}.${r.rawBody}`).digest();
+    return signatures.some((s) => s.length === expected.length && timingSafeEqual(s, expected));
+  });
+}
+
+async function createEndpoint(path: string, events: string[] = ["*"], key = merchant.sandboxKey) {
+  const res = await t.api("POST", "/webhook-endpoints", { key, body: { url: `${receiver.url}${path}`, enabled_events: events } });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; secret: string };
+}
+
+async function createPayment(key = merchant.sandboxKey) {
+  const res = await t.api("POST", "/payments", {
+    key,
+    body: { amount: "12.5", pricing_currency: "USD", pricing_amount: "3.10" },
+  });
+  expect(res.status).toBe(201);
+  return res.body as { id: string };
+}
+
+const deliveriesOf = async (endpointId: string) =>
+  (await t.api("GET", `/webhook-deliveries?endpoint_id=${endpointId}&limit=100`, { key: merchant.sandboxKey })).body
+    .webhook_deliveries as any[];
+
+describe("delivery", () => {
+  it("sends each subscribed event once, signed per the spec and per Standard Webhooks, and logs it", async () => {
+    const subscribed = await createEndpoint("/subscribed", ["payment.created"]);
+    const other = await createEndpoint("/other", ["invoice.paid"]);
+    const otherMerchant = await t.createMerchant();
+    const res = await t.api("POST", "/webhook-endpoints", {
+      key: otherMerchant.sandboxKey,
+      body: { url: `${receiver.url}/other-merchant`, enabled_events: ["*"] },
+    });
+    expect(res.status).toBe(201);
+    const payment = await createPayment();
+
+    expect(await t.app.webhooks.runOnce()).toMatchObject({ sent: 1 });
+    expect(receiver.at("/other")).toHaveLength(0);
+    expect(receiver.at("/other-merchant")).toHaveLength(0);
+    const [request] = receiver.at("/subscribed");
+    expect(request).toBeDefined();
+    expect(serviceSignatureSigners(request!, [subscribed.secret, other.secret])).toEqual([subscribed.secret]);
+    expect(standardWebhooksSigners(request!, [subscribed.secret, other.secret])).toEqual([subscribed.secret]);
+    expect(header(request!, "service-signature")).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(header(request!, "service-event")).toBe("payment.created");
+    expect(header(request!, "content-type")).toBe("application/json");
+
+    const body = JSON.parse(request!.rawBody);
+    expect(Object.keys(body)).toEqual(["id", "event", "created_at", "data"]);
+    expect(body.id).toMatch(/^evt_[0-9A-Za-z]{16,}$/);
+    expect(body.event).toBe("payment.created");
+    expect(body.data).toMatchObject({
+      id: payment.id,
+      object: "payment_intent",
+      amount: "12.5000000",
+      status: "pending",
+      pricing_currency: "USD",
+      pricing_amount: "3.1000000",
+    });
+
+    const deliveryId = header(request!, "service-delivery-id");
+    expect(deliveryId).toMatch(/^whd_[0-9A-Za-z]{16,}$/);
+    expect(header(request!, "webhook-id")).toBe(deliveryId);
+    const log = await t.api("GET", `/webhook-deliveries/${deliveryId}`, { key: merchant.sandboxKey });
+    expect(log.status).toBe(200);
+    expect(log.body).toMatchObject({
+      id: deliveryId,
+      endpoint_id: subscribed.id,
+      event_id: body.id,
+      event: "payment.created",
+      status: "succeeded",
+      response_code: 200,
+      attempt_count: 1,
+      next_retry_at: null,
+      request_payload: request!.rawBody,
+      response_body: "ok",
+      last_error: null,
+      attempts: [{ number: 1, response_code: 200, error: null }],
+    });
+    expect(await deliveriesOf(other.id)).toEqual([]);
+    // Nothing is left to do: a second run sends nothing again.
+    expect(await t.app.webhooks.runOnce()).toEqual({ fannedOut: 0, sent: 0 });
+  });
+
+  it("delivers invoice and checkout session events to endpoints subscribed to them", async () => {
+    const invoices = await createEndpoint("/invoices", ["invoice.paid", "checkout.session.completed"]);
+    await t.database.db.$transaction(async (tx) => {
+      const scope = { organizationId: merchant.organizationId, environment: "sandbox" };
+      await recordEvent(tx, t.deps, scope, { type: "invoice.paid", resourceId: "inv_x", data: { id: "inv_x", object: "invoice" } });
+      await recordEvent(tx, t.deps, scope, { type: "checkout.session.completed", resourceId: "cs_x", data: { id: "cs_x" } });
+      await recordEvent(tx, t.deps, scope, { type: "invoice.voided", resourceId: "inv_y", data: { id: "inv_y" } });
+    });
+    await t.app.webhooks.runOnce();
+    const received = receiver.at("/invoices").map((r) => JSON.parse(r.rawBody));
+    expect(received.map((b) => b.event).sort()).toEqual(["checkout.session.completed", "invoice.paid"]);
+    expect(received.find((b) => b.event === "invoice.paid").data).toEqual({ id: "inv_x", object: "invoice" });
+    expect(await deliveriesOf(invoices.id)).toHaveLength(2);
+  });
+
+  it("sends a test event with sample payment data marked service_test, logged like live ones", async () => {
+    const endpoint = await createEndpoint("/test-event", ["payment.completed"]);
+    const res = await t.api("POST", `/webhook-endpoints/${endpoint.id}/test`, { key: merchant.sandboxKey });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ endpoint_id: endpoint.id, event: "webhook.test", status: "pending" });
+    await t.app.webhooks.runOnce();
+    const [request] = receiver.at("/test-event");
+    expect(serviceSignatureSigners(request!, [endpoint.secret])).toEqual([endpoint.secret]);
+    const body = JSON.parse(request!.rawBody);
+    expect(body.event).toBe("webhook.test");
+    expect(body.data).toMatchObject({ object: "payment_intent", metadata: { service_test: "true" } });
+    expect(body.data).toHaveProperty("pricing_currency");
+    expect(body.data).toHaveProperty("pricing_amount");
+    const [logged] = await deliveriesOf(endpoint.id);
+    expect(logged).toMatchObject({ id: res.body.id, event: "webhook.test", status: "succeeded", attempt_count: 1 });
+  });
+});
+
+describe("retries", () => {
+  it("gives a failing receiver exactly six attempts on the configured schedule, then fails; a manual retry repeats it", async () => {
+    receiver.respond("/failing", { status: 500, body: "boom" });
+    const endpoint = await createEndpoint("/failing", ["payment.created"]);
+    await createPayment();
+    await t.app.webhooks.runOnce();
+    const schedule = t.config.webhookRetryDelaysSeconds;
+    expect(schedule).toEqual([60, 300, 1800, 7200, 86400]);
+
+    for (const [index, delaySeconds] of schedule.entries()) {
+      let [delivery] = await deliveriesOf(endpoint.id);
+      expect(delivery).toMatchObject({ status: "pending", attempt_count: index + 1, response_code: 500, response_body: "boom" });
+      const lastAttempt = delivery.attempts[index];
+      expect(Date.parse(delivery.next_retry_at) - Date.parse(lastAttempt.started_at)).toBeGreaterThanOrEqual(delaySeconds * 1000);
+      expect(Date.parse(delivery.next_retry_at) - Date.parse(lastAttempt.started_at)).toBeLessThan(delaySeconds * 1000 + 1000);
+      // Not before its time...
+      t.clock.advance(delaySeconds * 1000 - 2000);
+      await t.app.webhooks.runOnce();
+      expect(receiver.at("/failing")).toHaveLength(index + 1);
+      // ...and at its time.
+      t.clock.advance(2000);
+      await t.app.webhooks.runOnce();
+      expect(receiver.at("/failing")).toHaveLength(index + 2);
+      [delivery] = await deliveriesOf(endpoint.id);
+      expect(delivery.attempt_count).toBe(index + 2);
+    }
+
+    const [failed] = await deliveriesOf(endpoint.id);
+    expect(failed).toMatchObject({
+      status: "failed",
+      attempt_count: 6,
+      next_retry_at: null,
+      response_code: 500,
+      last_error: "Endpoint answered HTTP 500",
+    });
+    expect(failed.attempts.map((a: any) => [a.number, a.response_code])).toEqual([1, 2, 3, 4, 5, 6].map((n) => [n, 500]));
+    t.clock.advance(7 * 24 * 3600 * 1000);
+    await t.app.webhooks.runOnce();
+    const requests = receiver.at("/failing");
+    expect(requests).toHaveLength(6);
+    // One delivery: same id and body every time, each signed afresh.
+    expect(new Set(requests.map((r) => header(r, "service-delivery-id")))).toEqual(new Set([failed.id]));
+    expect(new Set(requests.map((r) => r.rawBody)).size).toBe(1);
+    expect(new Set(requests.map((r) => header(r, "service-timestamp"))).size).toBe(6);
+
+    receiver.respond("/failing", 204);
+    const retry = await t.api("POST", `/webhook-deliveries/${failed.id}/retry`, { key: merchant.sandboxKey });
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ status: "pending", attempt_count: 6 });
+    await t.app.webhooks.runOnce();
+    const [retried] = await deliveriesOf(endpoint.id);
+    expect(retried).toMatchObject({ status: "succeeded", attempt_count: 7, response_code: 204, last_error: null });
+    const last = receiver.at("/failing").at(-1)!;
+    expect(serviceSignatureSigners(last, [endpoint.secret])).toEqual([endpoint.secret]);
+  });
+
+  it("counts a redirect as a failure and does not follow it", async () => {
+    receiver.respond("/redirect", { status: 302, headers: { location: `${receiver.url}/redirect-target` } });
+    const endpoint = await createEndpoint("/redirect", ["payment.created"]);
+    await createPayment();
+    await t.app.webhooks.runOnce();
+    const [delivery] = await deliveriesOf(endpoint.id);
+    expect(delivery).toMatchObject({ status: "pending", response_code: 302, last_error: "Endpoint answered HTTP 302" });
+    expect(receiver.at("/redirect-target")).toHaveLength(0);
+  });
+});
+
+describe("safety", () => {
+  it("resends a delivery whose worker crashed between sending and recording", async () => {
+    const endpoint = await createEndpoint("/crash", ["payment.created"]);
+    await createPayment();
+    // A worker that sends, then dies before recording anything.
+    const doomed = new WebhookDispatcher({
+      ...t.deps,
+      send: async (request) => {
+        await sendWebhookRequest(request);
+        return new Promise(() => {});
+      },
+    });
+    void doomed.runOnce();
+    await receiver.waitFor("/crash", 1);
+    const [claimed] = await t.database.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    expect(claimed).toMatchObject({ status: "pending", attemptCount: 0 });
+    expect(claimed!.leaseUntil!.getTime()).toBeGreaterThan(t.clock.now().getTime());
+
+    // While the lease runs nobody else takes it...
+    await t.app.webhooks.runOnce();
+    expect(receiver.at("/crash")).toHaveLength(1);
+    // ...once it lapses, it is sent again: same delivery, same body.
+    t.clock.advance(t.config.webhookTimeoutMs + 31_000);
+    await t.app.webhooks.runOnce();
+    const requests = receiver.at("/crash");
+    expect(requests).toHaveLength(2);
+    expect(header(requests[1]!, "service-delivery-id")).toBe(header(requests[0]!, "service-delivery-id"));
+    expect(requests[1]!.rawBody).toBe(requests[0]!.rawBody);
+    const [delivery] = await deliveriesOf(endpoint.id);
+    expect(delivery).toMatchObject({ status: "succeeded", attempt_count: 1 });
+  });
+
+  it("shares the work between several workers without sending anything twice", async () => {
+    const endpoint = await createEndpoint("/shared", ["payment.created"]);
+    for (let i = 0; i < 30; i++) await createPayment();
+    const workers = [t.app.webhooks, new WebhookDispatcher(t.deps, { batchSize: 7 }), new WebhookDispatcher(t.deps, { batchSize: 5 })];
+    for (let round = 0; round < 10; round++) await Promise.all(workers.map((w) => w.runOnce().catch(() => undefined)));
+    const ids = receiver.at("/shared").map((r) => header(r, "service-delivery-id"));
+    expect(ids).toHaveLength(30);
+    expect(new Set(ids).size).toBe(30);
+    const deliveries = await t.database.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    expect(deliveries.map((d) => [d.status, d.attemptCount])).toEqual(Array(30).fill(["succeeded", 1]));
+  });
+});
+
+describe("secret rotation", () => {
+  it("signs with both secrets for 24 hours, then with the new one only", async () => {
+    const endpoint = await createEndpoint("/rotation", ["payment.created"]);
+    const rotated = await t.api("POST", `/webhook-endpoints/${endpoint.id}/rotate-secret`, { key: merchant.sandboxKey });
+    expect(rotated.status).toBe(200);
+    const newSecret: string = rotated.body.secret;
+    expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(newSecret).not.toBe(endpoint.secret);
+
+    await createPayment();
+    await t.app.webhooks.runOnce();
+    const [during] = receiver.at("/rotation");
+    expect(header(during!, "service-signature")).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(serviceSignatureSigners(during!, [newSecret, endpoint.secret])).toEqual([newSecret, endpoint.secret]);
+    expect(standardWebhooksSigners(during!, [newSecret, endpoint.secret])).toEqual([newSecret, endpoint.secret]);
+
+    t.clock.advance(24 * 3600 * 1000 + 1000);
+    await createPayment();
+    await t.app.webhooks.runOnce();
+    const after = receiver.at("/rotation")[1]!;
+    expect(header(after, "service-signature")).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(serviceSignatureSigners(after, [newSecret, endpoint.secret])).toEqual([newSecret]);
+    expect(standardWebhooksSigners(after, [newSecret, endpoint.secret])).toEqual([newSecret]);
+  });
+});
