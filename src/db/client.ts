@@ -7,6 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/sqlite/client.ts";
 import { PrismaClient as PgPrismaClient } from "../generated/postgresql/client.ts";
 import type { Dialect } from "../config.ts";
+import { attachHotReads, openHotReads } from "./hot-reads.ts";
 
 export type Db = PrismaClient;
 /** What a service may use inside `db.$transaction(async (tx) => ...)`. */
@@ -34,10 +35,21 @@ export function openDatabase(url: string): Database {
     // WAL lets readers run beside the writer; the busy timeout makes concurrent writers wait their
     // turn instead of failing.
     const adapter = new PrismaBetterSQLite3({ url: path, timeout: 10_000 });
-    const db = new PrismaClient({ adapter });
-    return { db, dialect: "sqlite", close: () => db.$disconnect() };
+    return withHotReads(new PrismaClient({ adapter }), "sqlite", url);
   }
   const adapter = new PrismaPg({ connectionString: url, max: 20 }, { schema: postgresSchema(url) });
-  const db = new PgPrismaClient({ adapter }) as unknown as Db;
-  return { db, dialect: "postgresql", close: () => db.$disconnect() };
+  return withHotReads(new PgPrismaClient({ adapter }) as unknown as Db, "postgresql", url);
+}
+
+function withHotReads(db: Db, dialect: Dialect, url: string): Database {
+  const reads = openHotReads(url);
+  attachHotReads(db, reads);
+  return {
+    db,
+    dialect,
+    close: async () => {
+      await reads.close();
+      await db.$disconnect();
+    },
+  };
 }

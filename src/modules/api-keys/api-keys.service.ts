@@ -1,6 +1,7 @@
 // API keys are stored only as a SHA-256 hash plus a display prefix; the full key is returned once.
 import { createHash } from "node:crypto";
 import type { Deps, Environment, Scope } from "../../context.ts";
+import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest } from "../../errors.ts";
 import { randomBase62 } from "../../shared/ids.ts";
 
@@ -36,7 +37,7 @@ export async function revokeApiKey(deps: Deps, input: { prefix: string }) {
 /** The caller's scope, or null for a missing, malformed, unknown or revoked key. */
 export async function authenticateApiKey(deps: Deps, key: string | null | undefined): Promise<Scope | null> {
   if (!key || !KEY_PATTERN.test(key)) return null;
-  const row = await deps.db.apiKey.findUnique({ where: { hash: hashKey(key) } });
+  const row = await hotReads(deps.db).apiKeyByHash(hashKey(key));
   if (!row || row.revokedAt || row.environment !== keyEnvironment(key)) return null;
   return { organizationId: row.organizationId, environment: row.environment as Environment, apiKeyId: row.id };
 }

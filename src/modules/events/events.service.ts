@@ -15,21 +15,28 @@ export type EventType =
   | "checkout.session.expired"
   | "webhook.test";
 
+/** The outbox row of an event, for callers that write it in a batch transaction. */
+export function eventRow(
+  deps: Pick<Deps, "clock" | "ids">,
+  scope: { organizationId: string; environment: string },
+  event: { type: EventType; resourceId: string; data: unknown },
+) {
+  return {
+    id: deps.ids.newId("evt"),
+    organizationId: scope.organizationId,
+    environment: scope.environment,
+    type: event.type,
+    resourceId: event.resourceId,
+    data: JSON.stringify(event.data),
+    createdAt: deps.clock.now(),
+  };
+}
+
 export async function recordEvent(
   tx: Tx,
   deps: Pick<Deps, "clock" | "ids">,
   scope: { organizationId: string; environment: string },
   event: { type: EventType; resourceId: string; data: unknown },
 ) {
-  return tx.event.create({
-    data: {
-      id: deps.ids.newId("evt"),
-      organizationId: scope.organizationId,
-      environment: scope.environment,
-      type: event.type,
-      resourceId: event.resourceId,
-      data: JSON.stringify(event.data),
-      createdAt: deps.clock.now(),
-    },
-  });
+  return tx.event.create({ data: eventRow(deps, scope, event) });
 }

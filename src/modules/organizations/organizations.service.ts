@@ -1,6 +1,7 @@
 // Organizations and their per-environment settings: settlement wallet, enabled assets, price table.
 // Used by the operator CLI; the payment services read the settings through loadSettings.
 import type { Deps, Environment, Scope } from "../../context.ts";
+import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, isStellarAddress } from "../../shared/assets.ts";
 import { createApiKey } from "../api-keys/api-keys.service.ts";
@@ -97,23 +98,15 @@ export interface EnvironmentSettingsView {
 }
 
 export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationId" | "environment">): Promise<EnvironmentSettingsView> {
-  // One Prisma call for the four tables: every call costs a query compilation, which dominates the
-  // time of a payment creation.
-  const { environment } = scope;
-  const org = await deps.db.organization.findUnique({
-    where: { id: scope.organizationId },
-    include: {
-      settings: { where: { environment } },
-      assets: { where: { environment }, orderBy: { createdAt: "asc" } },
-      rates: { where: { environment } },
-    },
-  });
-  const settings = org?.settings[0];
+  const { organization, settings, assets, rates } = await hotReads(deps.db).organizationSettings(
+    scope.organizationId,
+    scope.environment,
+  );
   return {
     settlementAddress: settings?.settlementAddress ?? null,
-    displayName: settings?.displayName ?? org?.name ?? "",
-    enabledAssets: [XLM, ...(org?.assets ?? []).map((r): Asset => ({ code: r.code, issuer: r.issuer }))],
-    rates: (org?.rates ?? []).map((r) => ({
+    displayName: settings?.displayName ?? organization?.name ?? "",
+    enabledAssets: [XLM, ...assets.map((r): Asset => ({ code: r.code, issuer: r.issuer }))],
+    rates: rates.map((r) => ({
       currency: r.currency,
       asset: { code: r.assetCode, issuer: r.assetIssuer || null },
       price: r.price,
