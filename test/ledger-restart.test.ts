@@ -30,12 +30,12 @@ const settlement = Keypair.random();
 let apiKey: string;
 const clock = new TestClock();
 
-async function startApp(): Promise<RunningApp> {
+async function startApp(horizonUrl = `${networkServer.url}/horizon`): Promise<RunningApp> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     PUBLIC_URL: "http://pay.example.test",
     LEDGER: "horizon",
-    HORIZON_TESTNET_URL: `${networkServer.url}/horizon`,
+    HORIZON_TESTNET_URL: horizonUrl,
     RATE_LIMIT_SANDBOX: "0",
     LOG_LEVEL: "silent",
   });
@@ -146,5 +146,42 @@ describe("restarting the service", () => {
     }
     await one.stop();
     await two.stop();
+  });
+
+  it("keeps serving while Horizon is down, and streams again once it is back", async () => {
+    // A network whose Horizon is not up yet: its port is known, nothing answers there.
+    const later = new SimulatedNetwork({ networkPassphrase: Networks.TESTNET, basePath: "", ledgerCloseMs: 50 });
+    const probe = await serve((request) => later.fetch(request), { port: 0, host: "127.0.0.1" });
+    const port = Number(new URL(probe.url).port);
+    await probe.close();
+
+    const running = await startApp(`${probe.url}/horizon`);
+    const wallet2 = Keypair.random();
+    const setupDeps = { db: running.database.db, config: loadConfig({ DATABASE_URL: databaseUrl }), clock, ids: randomIds };
+    const org = await createOrganization(setupDeps, { name: "Down Merchant" });
+    await setSettlementWallet(setupDeps, { organizationId: org.organization_id, environment: "sandbox", address: wallet2.publicKey() });
+    const response = await fetch(`${running.server.url}/api/v1/payments`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${org.sandbox_api_key}`, "content-type": "application/json" },
+      body: JSON.stringify({ amount: "1" }),
+    });
+    const payment = (await response.json()) as any;
+    await running.app.ledger.streamer.refresh();
+    expect((await fetch(`${running.server.url}/health`)).status).toBe(200);
+
+    // Horizon comes up; the stream's next retry finds it.
+    const laterServer = await serve((request) => later.fetch(request), { port, host: "127.0.0.1" });
+    later.start();
+    await later.fund(wallet2.publicKey());
+    const laterWallet = walletOn(later, `${laterServer.url}/horizon`);
+    const payer = await fundedPayer(laterWallet);
+    const sent = await submit(laterWallet, await signedTransaction(laterWallet, payer, [payOp(payment.payment_instructions.muxed_destination, "1")]));
+    const read = async () =>
+      (await fetch(`${running.server.url}/api/v1/payments/${payment.id}`, { headers: { authorization: `Bearer ${org.sandbox_api_key}` } })).json() as Promise<any>;
+    const done = await waitFor(read, (p) => p.status === "completed", 20_000);
+    expect(done.tx_hash).toBe(sent.hash);
+    await running.stop();
+    await later.stop();
+    await laterServer.close();
   });
 });

@@ -186,6 +186,15 @@ describe("what never completes a payment", () => {
     expect(await t.database.db.ledgerPayment.count({ where: { txHash: first.hash! } })).toBe(1);
   });
 
+  it("an outgoing payment from the settlement wallet, even with the payment's memo", async () => {
+    const payment = await createPayment({ amount: "1" });
+    const payer = await fundedPayer(wallet);
+    const out = await submit(wallet, await signedTransaction(wallet, merchant.wallet, [payOp(payer.publicKey(), "5")], { memo: Memo.id(payment.payment_instructions.memo) }));
+    expect(out.codes).toBeUndefined();
+    await expectOnlyTheRightPaymentCounts(payment, payer, payOp(payment.payment_instructions.muxed_destination, "1"));
+    expect(await t.database.db.ledgerPayment.count({ where: { txHash: out.hash! } })).toBe(0);
+  });
+
   it("a payment with an unknown memo: kept as unmatched and listed through GraphQL", async () => {
     const payer = await fundedPayer(wallet);
     const sent = await submit(wallet, await signedTransaction(wallet, payer, [payOp(merchant.wallet.publicKey(), "1.5")], { memo: Memo.id("42") }));

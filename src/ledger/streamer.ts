@@ -108,7 +108,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
         if (closed) return;
         connection = source.streamPayments(account, cursor, {
           onPayments: async (records) => {
-            const t0 = performance.now(); const outcomes = await verifyLedgerPayments(deps, position, records); if (process.env.BENCH_DEBUG) console.log("batch", records.length, (performance.now() - t0).toFixed(1));
+            const outcomes = await verifyLedgerPayments(deps, position, records);
             failures = 0;
             records.forEach((record, i) => {
               const outcome = outcomes[i]!;

@@ -160,9 +160,10 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
     return channel.loading;
   }
 
-  async function watchCheckout(id: string) {
+  async function watchCheckout(id: string): Promise<AsyncIterableIterator<CheckoutView>> {
     await ensureListening();
     let channel = channels.get(id);
+    const joining = Boolean(channel);
     if (!channel) {
       channel = { id, watchers: new Set(), topics: [], view: null, json: "", ready: null, loading: null, dirty: false };
       channels.set(id, channel);
@@ -171,6 +172,14 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
     }
     const current = channel;
     await current.ready;
+    if (joining) {
+      // The shared view may trail a commit the feed has not read yet: read the outbox now, and let
+      // the reload it causes land, so the first frame is the committed state.
+      await feed.poll();
+      await current.loading;
+      // Its last watcher may have left meanwhile, taking the channel down: join a fresh one.
+      if (channels.get(id) !== current) return watchCheckout(id);
+    }
     const queue = createQueue<CheckoutView>(() => {
       current.watchers.delete(queue.push);
       if (current.watchers.size === 0) dropChannel(current);
@@ -199,7 +208,11 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
 
   async function watchPaymentEvents(ctx: ServiceContext, after?: number | null) {
     const scope = inScope(ctx.scope);
-    const matches = (e: OutboxEvent) => e.organizationId === scope.organizationId && e.environment === scope.environment;
+    // Without `after`, the stream starts at what is committed now: the shared feed may still hold
+    // older events it has not handed out yet, and those are not this subscriber's.
+    const from = after ?? (await ctx.db.event.aggregate({ where: scope, _max: { seq: true } }))._max.seq ?? 0;
+    const matches = (e: OutboxEvent) =>
+      e.seq > from && e.organizationId === scope.organizationId && e.environment === scope.environment;
     let chain = Promise.resolve();
     // Only while replaying: a live event may also be among the replayed rows.
     const delivered = new Set<number>();
@@ -221,14 +234,17 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
       else deliver(event);
     };
     dashboards.add(onEvent);
-    await ensureListening();
-    if (after != null) {
+    try {
+      await ensureListening();
       const missed = await ctx.db.event.findMany({
-        where: { ...scope, seq: { gt: after }, type: { startsWith: "payment." } },
+        where: { ...scope, seq: { gt: from }, type: { startsWith: "payment." } },
         orderBy: { seq: "asc" },
         take: 1000,
       });
       missed.forEach(deliver);
+    } catch (error) {
+      dashboards.delete(onEvent);
+      throw error;
     }
     const pending = buffered;
     buffered = null;
