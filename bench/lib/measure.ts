@@ -19,6 +19,10 @@ export interface LoadOptions {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: string;
+  /** several requests in turn per connection (autocannon's `requests`), instead of one repeated */
+  requests?: autocannon.Request[];
+  /** the status every answer must have (default: any 2xx) */
+  expectStatus?: number;
   connections: number;
   seconds: number;
   warmupSeconds: number;
@@ -30,6 +34,7 @@ function run(options: LoadOptions, seconds: number): Promise<autocannon.Result> 
     method: options.method ?? "GET",
     headers: options.headers,
     body: options.body,
+    requests: options.requests,
     connections: options.connections,
     duration: seconds,
   });
@@ -45,6 +50,11 @@ export async function measure(options: LoadOptions, server: { cpuMs(): number | 
     cpuMsPerRequest: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
-    failures: result.non2xx + result.errors + result.timeouts,
+    failures:
+      (options.expectStatus === undefined
+        ? result.non2xx
+        : result.requests.total - ((result.statusCodeStats as Record<string, { count: number }>)[options.expectStatus]?.count ?? 0)) +
+      result.errors +
+      result.timeouts,
   };
 }

@@ -62,15 +62,28 @@ class PostgresAccountLocks implements AccountLocks {
     return this.connecting;
   }
 
-  async tryAcquire(key: string): Promise<boolean> {
-    const client = await this.connection();
-    const result = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [lockId(this.schema, key)]);
-    return result.rows[0]!.ok;
+  // One connection holds every lock, and pg wants one query at a time on a client: queue them.
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.queue.then(work);
+    this.queue = turn.catch(() => {});
+    return turn;
   }
 
-  async release(key: string): Promise<void> {
-    if (!this.client) return;
-    await this.client.query("SELECT pg_advisory_unlock($1::bigint)", [lockId(this.schema, key)]);
+  tryAcquire(key: string): Promise<boolean> {
+    return this.inTurn(async () => {
+      const client = await this.connection();
+      const result = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [lockId(this.schema, key)]);
+      return result.rows[0]!.ok;
+    });
+  }
+
+  release(key: string): Promise<void> {
+    return this.inTurn(async () => {
+      if (!this.client) return;
+      await this.client.query("SELECT pg_advisory_unlock($1::bigint)", [lockId(this.schema, key)]);
+    });
   }
 
   onLost(listener: () => void) {
