@@ -1,7 +1,7 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { defined } from "../../graphql/shared-types.ts";
+import { defined, NEWEST_FIRST } from "../../graphql/shared-types.ts";
 import { inScope } from "../../context.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { createCustomerSchema, updateCustomerSchema } from "./customers.inputs.ts";
@@ -18,7 +18,7 @@ builder.prismaObject("Customer", {
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     payments: t.relatedConnection("payments", {
       cursor: "id",
-      query: { orderBy: [{ createdAt: "desc" }, { id: "desc" }] },
+      query: { orderBy: NEWEST_FIRST },
     }),
   }),
 });
@@ -37,7 +37,7 @@ builder.queryFields((t) => ({
       return service.db.customer.findMany({
         ...query,
         where: inScope(service.scope),
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        orderBy: NEWEST_FIRST,
       });
     },
   }),

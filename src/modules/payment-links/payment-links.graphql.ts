@@ -1,7 +1,7 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { AssetRef, AssetRefInput, assetInput, defined } from "../../graphql/shared-types.ts";
+import { assetInput, AssetRef, AssetRefInput, defined, NEWEST_FIRST } from "../../graphql/shared-types.ts";
 import { inScope } from "../../context.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
@@ -25,7 +25,7 @@ builder.prismaObject("PaymentLink", {
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     checkoutSessions: t.relatedConnection("checkoutSessions", {
       cursor: "id",
-      query: { orderBy: [{ createdAt: "desc" }, { id: "desc" }] },
+      query: { orderBy: NEWEST_FIRST },
     }),
   }),
 });
@@ -45,7 +45,7 @@ builder.queryFields((t) => ({
       return service.db.paymentLink.findMany({
         ...query,
         where: { ...inScope(service.scope), ...(args.active != null && { active: args.active }) },
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        orderBy: NEWEST_FIRST,
       });
     },
   }),

@@ -1,8 +1,7 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { AssetRef, AssetRefInput, assetInput, defined } from "../../graphql/shared-types.ts";
-import { inScope } from "../../context.ts";
+import { assetInput, AssetRef, AssetRefInput, defined, NEWEST_FIRST, statusAndCustomerFilter } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
@@ -61,12 +60,8 @@ builder.queryFields((t) => ({
       const service = requireService(ctx);
       return service.db.payment.findMany({
         ...query,
-        where: {
-          ...inScope(service.scope),
-          ...(args.status && { status: args.status }),
-          ...(args.customerId && { customerId: args.customerId }),
-        },
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        where: statusAndCustomerFilter(service.scope, args),
+        orderBy: NEWEST_FIRST,
       });
     },
   }),

@@ -1,4 +1,5 @@
 import { builder } from "../../graphql/builder.ts";
+import { NEWEST_FIRST } from "../../graphql/shared-types.ts";
 import { requireService } from "../../graphql/context.ts";
 import { inScope } from "../../context.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./webhook-deliveries.inputs.ts";
@@ -56,7 +57,7 @@ builder.queryFields((t) => ({
           ...(args.status && { status: args.status }),
           ...(args.event && { eventType: args.event }),
         },
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        orderBy: NEWEST_FIRST,
       });
     },
   }),

@@ -1,6 +1,6 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
-import { defined } from "../../graphql/shared-types.ts";
+import { defined, NEWEST_FIRST } from "../../graphql/shared-types.ts";
 import { inScope } from "../../context.ts";
 import { parseInput } from "../../shared/validation.ts";
 import { maskSecret } from "../../webhooks/signing.ts";
@@ -28,7 +28,7 @@ export const WebhookEndpointType = builder.prismaObject("WebhookEndpoint", {
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     deliveries: t.relatedConnection("deliveries", {
       cursor: "id",
-      query: { orderBy: [{ createdAt: "desc" }, { id: "desc" }] },
+      query: { orderBy: NEWEST_FIRST },
     }),
   }),
 });
@@ -55,7 +55,7 @@ builder.queryFields((t) => ({
       return service.db.webhookEndpoint.findMany({
         ...query,
         where: { ...inScope(service.scope), deletedAt: null },
-        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        orderBy: NEWEST_FIRST,
       });
     },
   }),
