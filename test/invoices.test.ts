@@ -172,6 +172,22 @@ describe("POST /invoices/{id}/finalize", () => {
     expect((await action(voided.body.id, "finalize")).body).toEqual({ error: "Invoice is not a draft" });
   });
 
+  it("refuses an invoice past its due date with 409, leaving it a draft with no payment", async () => {
+    const invoice = await createInvoice({ amount: "1", due_in_days: 1 });
+    const payments = await t.database.db.payment.count();
+    const twoDays = 2 * 24 * 60 * 60_000;
+    t.clock.advance(twoDays);
+    try {
+      const res = await action(invoice.body.id, "finalize");
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ error: "Invoice is past its due date" });
+    } finally {
+      t.clock.advance(-twoDays);
+    }
+    expect((await t.api("GET", `/invoices/${invoice.body.id}`, { key: merchant.sandboxKey })).body.status).toBe("draft");
+    expect(await t.database.db.payment.count()).toBe(payments);
+  });
+
   it("lets exactly one of two concurrent finalizes win", async () => {
     const invoice = await createInvoice({ amount: "1" });
     const results = await Promise.all([action(invoice.body.id, "finalize"), action(invoice.body.id, "finalize")]);

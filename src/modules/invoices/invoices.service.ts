@@ -70,6 +70,8 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string): Promise<
   const invoice = await getInvoice(ctx, id);
   if (invoice.status !== "draft") throw conflict("Invoice is not a draft");
   const now = ctx.clock.now();
+  // Its payment would expire at due_at, before anyone could pay it.
+  if (invoice.dueAt <= now) throw conflict("Invoice is past its due date");
   const draft = await preparePayment(ctx, {
     amount: invoice.amount,
     description: invoice.description,
