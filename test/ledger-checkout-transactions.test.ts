@@ -3,9 +3,8 @@
 import { Asset, Keypair, Networks, TransactionBuilder } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
-import { enableAsset } from "../src/modules/organizations/organizations.service.ts";
-import { type Wallet, fundedPayer, payOp, signedTransaction, waitFor, walletOn } from "./support/ledger.ts";
-import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { type Wallet, fundedPayer, payOp, signedTransaction, startLedgerWorld, waitFor } from "./support/ledger.ts";
+import type { Merchant, TestApp } from "./support/test-app.ts";
 
 let t: TestApp;
 let merchant: Merchant;
@@ -14,15 +13,7 @@ let wallet: Wallet;
 let usdc: Asset;
 
 beforeAll(async () => {
-  t = await startTestApp({ workers: true, env: { LEDGER: "simulated", SIM_LEDGER_CLOSE_MS: "100" } });
-  merchant = await t.createMerchant();
-  network = t.app.ledger.simulatedNetwork(Networks.TESTNET)!;
-  wallet = walletOn(network, `${t.url}/_sim/horizon`);
-  await network.fund(merchant.wallet.publicKey());
-  usdc = network.createAsset("USDC", Keypair.random());
-  await enableAsset(t.deps, { organizationId: merchant.organizationId, environment: "sandbox", code: "USDC", issuer: usdc.getIssuer() });
-  network.setTrustline(merchant.wallet.publicKey(), usdc);
-  network.addOffer({ selling: usdc, buying: Asset.native(), price: "4", amount: "1000000" });
+  ({ t, merchant, network, wallet, usdc } = await startLedgerWorld("4"));
 });
 afterAll(() => t.close());
 

@@ -2,10 +2,9 @@
 // verification rules: what completes a payment, and what never does.
 import { Asset, Keypair, Memo, Networks, Operation } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enableAsset } from "../src/modules/organizations/organizations.service.ts";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
-import { type Wallet, fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
-import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { type Wallet, fundedPayer, payOp, signedTransaction, submit, startLedgerWorld, waitFor } from "./support/ledger.ts";
+import type { Merchant, TestApp } from "./support/test-app.ts";
 
 let t: TestApp;
 let merchant: Merchant;
@@ -13,17 +12,9 @@ let network: SimulatedNetwork;
 let wallet: Wallet;
 let usdc: Asset;
 
+// 1 USDC costs 5 XLM on the order book.
 beforeAll(async () => {
-  t = await startTestApp({ workers: true, env: { LEDGER: "simulated", SIM_LEDGER_CLOSE_MS: "100" } });
-  merchant = await t.createMerchant();
-  network = t.app.ledger.simulatedNetwork(Networks.TESTNET)!;
-  wallet = walletOn(network, `${t.url}/_sim/horizon`);
-  await network.fund(merchant.wallet.publicKey());
-  usdc = network.createAsset("USDC", Keypair.random());
-  await enableAsset(t.deps, { organizationId: merchant.organizationId, environment: "sandbox", code: "USDC", issuer: usdc.getIssuer() });
-  network.setTrustline(merchant.wallet.publicKey(), usdc);
-  // 1 USDC costs 5 XLM on the order book.
-  network.addOffer({ selling: usdc, buying: Asset.native(), price: "5", amount: "1000000" });
+  ({ t, merchant, network, wallet, usdc } = await startLedgerWorld("5"));
 });
 afterAll(() => t.close());
 

@@ -1,7 +1,9 @@
 // Paying on the simulated network as a wallet would: real keypairs, real signed XDR built with
 // @stellar/stellar-sdk, submitted to the network's Horizon API over HTTP.
-import { Asset, Horizon, Keypair, Memo, Operation, TimeoutInfinite, TransactionBuilder, type xdr } from "@stellar/stellar-sdk";
+import { Asset, Horizon, Keypair, Memo, Networks, Operation, TimeoutInfinite, TransactionBuilder, type xdr } from "@stellar/stellar-sdk";
 import type { SimulatedNetwork } from "../../src/ledger/simulated/index.ts";
+import { enableAsset } from "../../src/modules/organizations/organizations.service.ts";
+import { type Merchant, type TestApp, startTestApp } from "./test-app.ts";
 
 export interface Wallet {
   horizon: Horizon.Server;
@@ -11,6 +13,32 @@ export interface Wallet {
 
 export function walletOn(network: SimulatedNetwork, horizonUrl: string): Wallet {
   return { horizon: new Horizon.Server(horizonUrl, { allowHttp: true }), network, networkPassphrase: network.networkPassphrase };
+}
+
+export interface LedgerWorld {
+  t: TestApp;
+  merchant: Merchant;
+  network: SimulatedNetwork;
+  wallet: Wallet;
+  usdc: Asset;
+}
+
+/**
+ * The app with its ledger workers on a simulated network closing every 100 ms, and a merchant whose
+ * funded settlement wallet accepts XLM and USDC, with an order book selling USDC at
+ * `usdcPriceInXlm` XLM.
+ */
+export async function startLedgerWorld(usdcPriceInXlm: string): Promise<LedgerWorld> {
+  const t = await startTestApp({ workers: true, env: { LEDGER: "simulated", SIM_LEDGER_CLOSE_MS: "100" } });
+  const merchant = await t.createMerchant();
+  const network = t.app.ledger.simulatedNetwork(Networks.TESTNET)!;
+  const wallet = walletOn(network, `${t.url}/_sim/horizon`);
+  await network.fund(merchant.wallet.publicKey());
+  const usdc = network.createAsset("USDC", Keypair.random());
+  await enableAsset(t.deps, { organizationId: merchant.organizationId, environment: "sandbox", code: "USDC", issuer: usdc.getIssuer() });
+  network.setTrustline(merchant.wallet.publicKey(), usdc);
+  network.addOffer({ selling: usdc, buying: Asset.native(), price: usdcPriceInXlm, amount: "1000000" });
+  return { t, merchant, network, wallet, usdc };
 }
 
 export async function fundedPayer(wallet: Wallet): Promise<Keypair> {
