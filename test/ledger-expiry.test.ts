@@ -49,3 +49,17 @@ describe("expiry sweeper", () => {
     expect((await read(`/payments/${payment.id}`)).status).toBe("completed");
   });
 });
+
+describe("idempotency records", () => {
+  it("are purged by the sweeper once past their 24 hours, about once an hour", async () => {
+    const headers = { "idempotency-key": "purge-me" };
+    expect((await t.api("POST", "/customers", { key: merchant.sandboxKey, body: {}, headers })).status).toBe(201);
+    const sweeper = t.app.ledger.sweeper;
+    await sweeper.runOnce();
+    expect(await t.database.db.idempotencyRecord.count({ where: { key: "purge-me" } })).toBe(1);
+
+    t.clock.advance(25 * 60 * 60_000);
+    await sweeper.runOnce();
+    expect(await t.database.db.idempotencyRecord.count({ where: { key: "purge-me" } })).toBe(0);
+  });
+});

@@ -2,12 +2,15 @@
 // checkout sessions with them. Runs every second so nothing stays pending more than ~1 s past its
 // expiry (the promise is 5 s). Each payment moves in its own transaction with a conditional update:
 // several processes may sweep at once, and a payment completed meanwhile is simply left alone.
+// About once an hour it also deletes idempotency records past their 24 h.
 import type { Deps } from "../../context.ts";
 import { DomainError } from "../../errors.ts";
 import type { Logger } from "../../shared/logger.ts";
+import { deleteExpiredIdempotencyRecords } from "../../rest/idempotency.ts";
 import { expirePayment } from "./payment-completion.ts";
 
 const BATCH = 200;
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60_000;
 
 export interface ExpirySweeper {
   /** Expires everything due now; returns how many payments it moved. */
@@ -20,8 +23,14 @@ export function createExpirySweeper(deps: Deps & { logger: Logger }, options: { 
   const intervalMs = options.intervalMs ?? 1000;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
+  let lastPurgeMs = Number.NEGATIVE_INFINITY;
 
   async function runOnce(): Promise<number> {
+    const now = deps.clock.now().getTime();
+    if (now - lastPurgeMs >= IDEMPOTENCY_PURGE_INTERVAL_MS) {
+      await deleteExpiredIdempotencyRecords(deps);
+      lastPurgeMs = now;
+    }
     let moved = 0;
     for (;;) {
       const due = await deps.db.payment.findMany({
