@@ -99,9 +99,6 @@ export const metadataSchema = z
 
 export const descriptionSchema = z.string().max(500).nullable();
 
-/** Public ids: prefix_ then base62. Anything else can never exist, so it is simply not found. */
-export const publicIdSchema = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`), { error: `must be a ${prefix}_ id` });
-
 export const serializeMetadata = (metadata: Record<string, string> | null | undefined) =>
   metadata == null ? null : JSON.stringify(metadata);
 export const deserializeMetadata = (json: string | null): Record<string, string> | null =>

@@ -9,16 +9,6 @@ import { convertStrictReceive, convertStrictSend } from "./order-book.ts";
 import type { OpOutcome, OpReason, PathPaymentSuccess } from "./result-xdr.ts";
 import { type LedgerOverlay, BASE_RESERVE, availableBalance, minimumBalance, newAccount, trustlineOf } from "./state.ts";
 
-export const SUPPORTED_OPERATIONS = new Set([
-  "createAccount",
-  "payment",
-  "pathPaymentStrictReceive",
-  "pathPaymentStrictSend",
-  "changeTrust",
-  "manageData",
-  "bumpSequence",
-]);
-
 const MAX_PATH_LENGTH = 5;
 
 /** Signed amount from the SDK's decimal string; undefined if it is not a valid amount at all. */
