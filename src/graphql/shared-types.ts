@@ -17,10 +17,18 @@ export const AssetRefInput = builder.inputType("AssetRefInput", {
   }),
 });
 
+type AssetArg = { assetCode: string; issuerAddress?: string | null };
+
 /** GraphQL's camelCase asset to the snake_case shape the shared zod schemas parse. */
-export const assetInput = (a: { assetCode: string; issuerAddress?: string | null }) => ({
+export const assetInput = (a: AssetArg) => ({
   asset_code: a.assetCode,
   issuer_address: a.issuerAddress ?? null,
+});
+
+/** A create input's settlementAsset and allowedAssets, snake_case; null and absent pass through for zod to judge. */
+export const assetFieldsInput = (input: { settlementAsset?: AssetArg | null; allowedAssets?: AssetArg[] | null }) => ({
+  settlement_asset: input.settlementAsset ? assetInput(input.settlementAsset) : input.settlementAsset,
+  allowed_assets: input.allowedAssets?.map(assetInput) ?? input.allowedAssets,
 });
 
 /** Drops GraphQL's absent (undefined) arguments so zod sees them as not given. */

@@ -1,7 +1,7 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { assetInput, AssetRef, AssetRefInput, defined, NEWEST_FIRST, statusAndCustomerFilter } from "../../graphql/shared-types.ts";
+import { assetFieldsInput, AssetRef, AssetRefInput, defined, NEWEST_FIRST, statusAndCustomerFilter } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
@@ -85,8 +85,7 @@ builder.mutationFields((t) => ({
       const service = requireService(ctx);
       const body = defined({
         amount: input.amount,
-        settlement_asset: input.settlementAsset ? assetInput(input.settlementAsset) : input.settlementAsset,
-        allowed_assets: input.allowedAssets?.map(assetInput) ?? input.allowedAssets,
+        ...assetFieldsInput(input),
         description: input.description,
         success_url: input.successUrl,
         cancel_url: input.cancelUrl,

@@ -1,7 +1,7 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { assetInput, AssetRef, AssetRefInput, defined, NEWEST_FIRST, statusAndCustomerFilter } from "../../graphql/shared-types.ts";
+import { assetFieldsInput, AssetRef, AssetRefInput, defined, NEWEST_FIRST, statusAndCustomerFilter } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
@@ -95,9 +95,8 @@ builder.mutationFields((t) => ({
         amount: input.amount,
         pricing_currency: input.pricingCurrency,
         pricing_amount: input.pricingAmount,
-        settlement_asset: input.settlementAsset ? assetInput(input.settlementAsset) : input.settlementAsset,
+        ...assetFieldsInput(input),
         asset: input.asset,
-        allowed_assets: input.allowedAssets?.map(assetInput) ?? input.allowedAssets,
         description: input.description,
         metadata: input.metadata,
         expires_in_minutes: input.expiresInMinutes,
