@@ -1,6 +1,7 @@
 // `npm run bench`: each scenario against the real service, next to a bare node:http hello-world
 // given the same request shape, measured in the same run on the same machine. Prints a markdown table.
-// BENCH_SECONDS / BENCH_CONNECTIONS override the defaults (6 s measured after 2 s warm-up, 32 connections).
+// BENCH_SECONDS / BENCH_CONNECTIONS override the defaults (6 s measured after 2 s warm-up, 32 connections);
+// BENCH_ONLY=text measures only the scenarios whose name contains it.
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type Measurement, measure } from "./lib/measure.ts";
@@ -40,7 +41,8 @@ async function main() {
   const service = await startService();
   const rows: Row[] = [];
   try {
-    for (const scenario of scenarios) {
+    const only = process.env.BENCH_ONLY;
+    for (const scenario of scenarios.filter((s) => !only || s.name.includes(only))) {
       const request = await scenario.prepare(service);
       process.stderr.write(`measuring ${scenario.name} ...\n`);
       const measured = await measure(load(service.url, request), service);

@@ -7,7 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/sqlite/client.ts";
 import { PrismaClient as PgPrismaClient } from "../generated/postgresql/client.ts";
 import type { Dialect } from "../config.ts";
-import { attachHotReads, openHotReads } from "./hot-reads.ts";
+import { type DirectSql, openDirectSql } from "./direct-sql.ts";
 
 export type Db = PrismaClient;
 /** What a service may use inside `db.$transaction(async (tx) => ...)`. */
@@ -35,20 +35,30 @@ export function openDatabase(url: string): Database {
     // WAL lets readers run beside the writer; the busy timeout makes concurrent writers wait their
     // turn instead of failing.
     const adapter = new PrismaBetterSQLite3({ url: path, timeout: 10_000 });
-    return withHotReads(new PrismaClient({ adapter }), "sqlite", url);
+    return withDirectSql(new PrismaClient({ adapter }), "sqlite", url);
   }
   const adapter = new PrismaPg({ connectionString: url, max: 20 }, { schema: postgresSchema(url) });
-  return withHotReads(new PgPrismaClient({ adapter }) as unknown as Db, "postgresql", url);
+  return withDirectSql(new PgPrismaClient({ adapter }) as unknown as Db, "postgresql", url);
 }
 
-function withHotReads(db: Db, dialect: Dialect, url: string): Database {
-  const reads = openHotReads(url);
-  attachHotReads(db, reads);
+// Each Prisma client is paired with its direct SQL connections, so services reach them through the
+// `db` they already have.
+const directConnections = new WeakMap<Db, DirectSql>();
+
+export function directSql(db: Db): DirectSql {
+  const sql = directConnections.get(db);
+  if (!sql) throw new Error("no direct SQL for this Prisma client: open it with openDatabase");
+  return sql;
+}
+
+function withDirectSql(db: Db, dialect: Dialect, url: string): Database {
+  const sql = openDirectSql(url, dialect === "sqlite" ? { sqlitePath: sqlitePath(url) } : { postgresSchema: postgresSchema(url) });
+  directConnections.set(db, sql);
   return {
     db,
     dialect,
     close: async () => {
-      await reads.close();
+      await sql.close();
       await db.$disconnect();
     },
   };

@@ -1,13 +1,13 @@
 // Checkout sessions: one payment each (created in the same transaction), open -> complete | expired.
-// Payment links and invoices open their sessions through openCheckoutSession inside their own
-// transaction; the moves to complete and expired live in payments/payment-completion.ts.
+// Payment links and invoices write the rows of newCheckoutSessionWrites in their own batch; the moves to complete and expired live in payments/payment-completion.ts.
 import { type ServiceContext, inScope } from "../../context.ts";
-import type { Tx } from "../../db/client.ts";
+import { directSql } from "../../db/client.ts";
+import { type Statement, insertStatement } from "../../db/direct-sql.ts";
 import { notFound } from "../../errors.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import type { SourceType } from "../payments/payments.inputs.ts";
-import { type PaymentDraft, insertPayment, preparePayment } from "../payments/payments.service.ts";
+import { type PaymentDraft, newPaymentWrites, preparePayment } from "../payments/payments.service.ts";
 import type { CheckoutSessionStatus, CreateCheckoutSessionInput } from "./checkout-sessions.inputs.ts";
 import type { CheckoutSessionWithPayment } from "./checkout-sessions.view.ts";
 
@@ -20,32 +20,29 @@ export interface SessionOptions {
   paymentLinkId?: string | null;
 }
 
-/** Inserts the payment and its open session; the session expires with its payment. */
-export async function openCheckoutSession(
-  tx: Tx,
+/** A new open session with its payment (the session expires with it), and the statements that write both. */
+export function newCheckoutSessionWrites(
   ctx: ServiceContext,
   draft: PaymentDraft,
   options: SessionOptions,
   now = ctx.clock.now(),
-): Promise<CheckoutSessionWithPayment> {
-  const payment = await insertPayment(tx, ctx, draft, options.sourceType, now);
-  const session = await tx.checkoutSession.create({
-    data: {
-      id: ctx.ids.newId("cs"),
-      ...inScope(ctx.scope),
-      status: "open" satisfies CheckoutSessionStatus,
-      paymentId: payment.id,
-      paymentLinkId: options.paymentLinkId ?? null,
-      customerId: draft.customerId,
-      successUrl: options.successUrl ?? null,
-      cancelUrl: options.cancelUrl ?? null,
-      metadata: serializeMetadata(draft.metadata),
-      expiresAt: draft.expiresAt,
-      createdAt: now,
-      updatedAt: now,
-    },
-  });
-  return { ...session, payment };
+): { session: CheckoutSessionWithPayment; statements: Statement[] } {
+  const { payment, statements } = newPaymentWrites(ctx, draft, options.sourceType, now);
+  const session = {
+    id: ctx.ids.newId("cs"),
+    ...inScope(ctx.scope),
+    status: "open" satisfies CheckoutSessionStatus,
+    paymentId: payment.id,
+    paymentLinkId: options.paymentLinkId ?? null,
+    customerId: draft.customerId,
+    successUrl: options.successUrl ?? null,
+    cancelUrl: options.cancelUrl ?? null,
+    metadata: serializeMetadata(draft.metadata),
+    expiresAt: draft.expiresAt,
+    createdAt: now,
+    updatedAt: now,
+  };
+  return { session: { ...session, payment }, statements: [...statements, insertStatement("CheckoutSession", session)] };
 }
 
 export async function createCheckoutSession(
@@ -55,13 +52,13 @@ export async function createCheckoutSession(
   const now = ctx.clock.now();
   const minutes = input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES;
   const draft = await preparePayment(ctx, { ...input, expires_at: new Date(now.getTime() + minutes * 60_000) });
-  return ctx.db.$transaction((tx) =>
-    openCheckoutSession(tx, ctx, draft, {
-      sourceType: "checkout_session",
-      successUrl: input.success_url,
-      cancelUrl: input.cancel_url,
-    }, now),
-  );
+  const { session, statements } = newCheckoutSessionWrites(ctx, draft, {
+    sourceType: "checkout_session",
+    successUrl: input.success_url,
+    cancelUrl: input.cancel_url,
+  }, now);
+  await directSql(ctx.db).batch(statements);
+  return session;
 }
 
 export async function getCheckoutSession(ctx: ServiceContext, id: string): Promise<CheckoutSessionWithPayment> {

@@ -4,11 +4,13 @@ import { type ServiceContext, inScope } from "../../context.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
-import { recordEvent } from "../events/events.service.ts";
+import { directSql } from "../../db/client.ts";
+import { type BatchStep, insertStatement } from "../../db/direct-sql.ts";
+import { eventRow, recordEvent } from "../events/events.service.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
 import { expirePayment } from "../payments/payment-completion.ts";
 import { preparePayment, requireCustomer } from "../payments/payments.service.ts";
-import { openCheckoutSession } from "../checkout-sessions/checkout-sessions.service.ts";
+import { newCheckoutSessionWrites } from "../checkout-sessions/checkout-sessions.service.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
 import type { CreateInvoiceInput, InvoiceStatus } from "./invoices.inputs.ts";
 import { type InvoiceWithDetails, invoiceInclude, invoiceJson } from "./invoices.view.ts";
@@ -23,40 +25,48 @@ export async function createInvoice(ctx: ServiceContext, input: CreateInvoiceInp
   if (!settings.settlementAddress) throw badRequest("Settlement wallet is not configured");
   const customerId = await requireCustomer(ctx, input.customer_id);
   const now = ctx.clock.now();
-  const id = ctx.ids.newId("inv");
-  return ctx.db.$transaction(async (tx) => {
+  const invoice = {
+    id: ctx.ids.newId("inv"),
+    ...inScope(ctx.scope),
+    invoiceNumber: "",
+    status: "draft" satisfies InvoiceStatus,
+    amount: input.amount,
+    description: input.description ?? null,
+    metadata: serializeMetadata(input.metadata),
+    customerId,
+    checkoutSessionId: null,
+    paymentId: null,
+    dueAt: new Date(now.getTime() + (input.due_in_days ?? DEFAULT_DUE_IN_DAYS) * DAY_MS),
+    paidAt: null,
+    sentAt: null,
+    finalizedAt: null,
+    voidedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const items = (input.items ?? []).map((item, position) => ({
+    invoiceId: invoice.id,
+    position,
+    description: item.description,
+    quantity: item.quantity,
+    unitAmount: item.unit_amount,
+  }));
+  const steps: BatchStep[] = [
     // The increment locks the settings row until commit, so concurrent creates take numbers one
     // after another, and a rolled-back create gives its number back: no repeats, no gaps.
-    const { invoiceSequence } = await tx.environmentSettings.update({
-      where: { organizationId_environment: inScope(ctx.scope) },
-      data: { invoiceSequence: { increment: 1 } },
-      select: { invoiceSequence: true },
-    });
-    return tx.invoice.create({
-      data: {
-        id,
-        ...inScope(ctx.scope),
-        invoiceNumber: formatInvoiceNumber(invoiceSequence),
-        status: "draft" satisfies InvoiceStatus,
-        amount: input.amount,
-        description: input.description ?? null,
-        metadata: serializeMetadata(input.metadata),
-        customerId,
-        dueAt: new Date(now.getTime() + (input.due_in_days ?? DEFAULT_DUE_IN_DAYS) * DAY_MS),
-        createdAt: now,
-        updatedAt: now,
-        items: {
-          create: (input.items ?? []).map((item, position) => ({
-            position,
-            description: item.description,
-            quantity: item.quantity,
-            unitAmount: item.unit_amount,
-          })),
-        },
-      },
-      include: invoiceInclude,
-    });
-  }, { maxWait: 30_000, timeout: 30_000 });
+    {
+      text: `UPDATE "EnvironmentSettings" SET "invoiceSequence" = "invoiceSequence" + 1 WHERE "organizationId" = $1 AND "environment" = $2 RETURNING "invoiceSequence"`,
+      params: [ctx.scope.organizationId, ctx.scope.environment],
+      expect: { changes: 1, error: () => badRequest("Settlement wallet is not configured") },
+    },
+    ([sequence]) => {
+      invoice.invoiceNumber = formatInvoiceNumber(Number(sequence!.rows[0]!.invoiceSequence));
+      return insertStatement("Invoice", invoice);
+    },
+    ...items.map((item) => insertStatement("InvoiceItem", item)),
+  ];
+  await directSql(ctx.db).batch(steps);
+  return { ...invoice, items, payment: null, checkoutSession: null };
 }
 
 export async function getInvoice(ctx: ServiceContext, id: string): Promise<InvoiceWithDetails> {
@@ -79,18 +89,29 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string): Promise<
     customer_id: invoice.customerId,
     expires_at: invoice.dueAt,
   });
-  const finalized = await ctx.db.$transaction(async (tx) => {
-    const session = await openCheckoutSession(tx, ctx, draft, { sourceType: "invoice" }, now);
-    const { count } = await tx.invoice.updateMany({
-      where: { id, status: "draft" },
-      data: { status: "open", checkoutSessionId: session.id, paymentId: session.paymentId, finalizedAt: now, updatedAt: now },
-    });
-    // A concurrent finalize or void won: this one's session and payment roll back with it.
-    if (count === 0) throw conflict("Invoice is not a draft");
-    const open = await tx.invoice.findUniqueOrThrow({ where: { id }, include: invoiceInclude });
-    await recordEvent(tx, ctx, open, { type: "invoice.finalized", resourceId: id, data: invoiceJson(open, ctx.config.publicUrl) });
-    return open;
-  });
+  const { session, statements } = newCheckoutSessionWrites(ctx, draft, { sourceType: "invoice" }, now);
+  const { payment, ...checkoutSession } = session;
+  const finalized: InvoiceWithDetails = {
+    ...invoice,
+    status: "open" satisfies InvoiceStatus,
+    checkoutSessionId: session.id,
+    paymentId: payment.id,
+    finalizedAt: now,
+    updatedAt: now,
+    payment,
+    checkoutSession,
+  };
+  const event = eventRow(ctx, finalized, { type: "invoice.finalized", resourceId: id, data: invoiceJson(finalized, ctx.config.publicUrl) });
+  await directSql(ctx.db).batch([
+    ...statements,
+    {
+      text: `UPDATE "Invoice" SET "status" = 'open', "checkoutSessionId" = $2, "paymentId" = $3, "finalizedAt" = $4, "updatedAt" = $4 WHERE "id" = $1 AND "status" = 'draft'`,
+      params: [id, session.id, payment.id, now],
+      // A concurrent finalize or void won: this one's session and payment roll back with it.
+      expect: { changes: 1, error: () => conflict("Invoice is not a draft") },
+    },
+    insertStatement("Event", event),
+  ]);
   return { invoice: finalized, checkoutUrl: checkoutSessionUrl(ctx.config.publicUrl, finalized.checkoutSessionId!) };
 }
 

@@ -7,7 +7,8 @@ import { parseAssetList, serializeAssetList } from "../../shared/assets.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { deserializeMetadata, serializeMetadata } from "../../shared/validation.ts";
 import { preparePayment } from "../payments/payments.service.ts";
-import { openCheckoutSession } from "../checkout-sessions/checkout-sessions.service.ts";
+import { directSql } from "../../db/client.ts";
+import { newCheckoutSessionWrites } from "../checkout-sessions/checkout-sessions.service.ts";
 import type { CheckoutSessionWithPayment } from "../checkout-sessions/checkout-sessions.view.ts";
 import type { CreatePaymentLinkInput } from "./payment-links.inputs.ts";
 
@@ -74,5 +75,7 @@ export async function visitPaymentLink(deps: Deps, id: string): Promise<Checkout
     metadata: deserializeMetadata(link.metadata),
     expires_at: new Date(now.getTime() + VISIT_SESSION_MINUTES * 60_000),
   });
-  return ctx.db.$transaction((tx) => openCheckoutSession(tx, ctx, draft, { sourceType: "payment_link", paymentLinkId: link.id }, now));
+  const { session, statements } = newCheckoutSessionWrites(ctx, draft, { sourceType: "payment_link", paymentLinkId: link.id }, now);
+  await directSql(ctx.db).batch(statements);
+  return session;
 }

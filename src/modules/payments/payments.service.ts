@@ -1,10 +1,11 @@
 // Payments (payment intents): creation with every rule of the spec and decisions, reads and lists.
 // Other resources (checkout sessions, links, invoices) create their payment through
-// preparePayment + insertPayment inside their own transaction.
+// preparePayment + newPaymentWrites, written in the same batch as their own rows.
 import { randomBytes } from "node:crypto";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type ServiceContext, inScope, isInScope } from "../../context.ts";
-import type { Tx } from "../../db/client.ts";
+import { type Tx, directSql } from "../../db/client.ts";
+import { type Statement, insertStatement } from "../../db/direct-sql.ts";
 import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../shared/assets.ts";
@@ -141,17 +142,16 @@ function newPaymentRow(ctx: ServiceContext, draft: PaymentDraft, sourceType: Sou
   };
 }
 
-/** Inside another resource's interactive transaction (checkout sessions, links, invoices). */
-export async function insertPayment(
-  tx: Tx,
+/** A new pending payment and the statements that write it with its `payment.created` event. */
+export function newPaymentWrites(
   ctx: ServiceContext,
   draft: PaymentDraft,
   sourceType: SourceType,
   now = ctx.clock.now(),
-): Promise<Payment> {
-  const payment = await tx.payment.create({ data: newPaymentRow(ctx, draft, sourceType, now) });
-  await recordPaymentEvent(tx, ctx, payment, "payment.created");
-  return payment;
+): { payment: Payment; statements: Statement[] } {
+  const payment = newPaymentRow(ctx, draft, sourceType, now);
+  const event = eventRow(ctx, payment, { type: "payment.created", resourceId: payment.id, data: paymentJson(payment, ctx.config.publicUrl) });
+  return { payment, statements: [insertStatement("Payment", payment), insertStatement("Event", event)] };
 }
 
 export function recordPaymentEvent(
@@ -167,11 +167,8 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
   const now = ctx.clock.now();
   const minutes = input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES;
   const draft = await preparePayment(ctx, { ...input, expires_at: new Date(now.getTime() + minutes * 60_000) });
-  // A batch transaction rather than an interactive one: the rows are known in advance, and on this
-  // hot path it saves the engine round trips of opening and committing an interactive transaction.
-  const row = newPaymentRow(ctx, draft, "direct", now);
-  const event = eventRow(ctx, row, { type: "payment.created", resourceId: row.id, data: paymentJson(row, ctx.config.publicUrl) });
-  const [payment] = await ctx.db.$transaction([ctx.db.payment.create({ data: row }), ctx.db.event.create({ data: event })]);
+  const { payment, statements } = newPaymentWrites(ctx, draft, "direct", now);
+  await directSql(ctx.db).batch(statements);
   return payment;
 }
 

@@ -1,7 +1,11 @@
-// The driver-level reads must return exactly what Prisma returns for the same rows.
+// The driver-level reads must return exactly what Prisma returns for the same rows, and the rows the
+// driver-level writes store must read back through Prisma exactly as the service returned them.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createHash } from "node:crypto";
+import { directSql } from "../src/db/client.ts";
 import { hotReads } from "../src/db/hot-reads.ts";
+import { createPayment } from "../src/modules/payments/payments.service.ts";
+import { createInvoice, finalizeInvoice } from "../src/modules/invoices/invoices.service.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
 
 let t: TestApp;
@@ -73,4 +77,53 @@ it("reads organization settings as Prisma does: wallet, assets oldest first, rat
   expect(rows.rates).toEqual([{ currency: "USD", assetCode: "XLM", assetIssuer: "", price: "0.25" }]);
   const none = await hotReads(t.database.db).organizationSettings("org_missing", "sandbox");
   expect(none).toEqual({ organization: null, settings: null, assets: [], rates: [] });
+});
+
+it("stores a payment, its event, a session and an invoice exactly as Prisma reads them back", async () => {
+  const ctx = { ...t.deps, scope: { organizationId: merchant.organizationId, environment: "sandbox" as const, apiKeyId: "" } };
+  const payment = await createPayment(ctx, { amount: 922_337_203_685_477_580_7n, description: "max", metadata: { a: "b" } });
+  expect(await t.database.db.payment.findUnique({ where: { id: payment.id } })).toEqual(payment);
+  const event = await t.database.db.event.findFirstOrThrow({ where: { resourceId: payment.id } });
+  expect(event.type).toBe("payment.created");
+
+  const invoice = await createInvoice(ctx, {
+    amount: 50_000_000n,
+    items: [{ description: "Tea", quantity: "2", unit_amount: 25_000_000n }],
+  });
+  const { invoiceInclude } = await import("../src/modules/invoices/invoices.view.ts");
+  expect(await t.database.db.invoice.findUnique({ where: { id: invoice.id }, include: invoiceInclude })).toEqual(invoice);
+  const { invoice: open } = await finalizeInvoice(ctx, invoice.id);
+  expect(await t.database.db.invoice.findUnique({ where: { id: invoice.id }, include: invoiceInclude })).toEqual(open);
+});
+
+it("rolls a whole batch back when one statement's expectation fails", async () => {
+  const sql = directSql(t.database.db);
+  const before = await t.database.db.event.count();
+  const { insertStatement } = await import("../src/db/direct-sql.ts");
+  const row = { id: "evt_rollback", organizationId: merchant.organizationId, environment: "sandbox", type: "payment.created", resourceId: "pay_x", data: "{}", createdAt: new Date() };
+  await expect(
+    sql.batch([
+      insertStatement("Event", row),
+      { text: `UPDATE "Invoice" SET "status" = 'open' WHERE "id" = $1`, params: ["inv_missing"], expect: { changes: 1, error: () => new Error("no such invoice") } },
+    ]),
+  ).rejects.toThrow("no such invoice");
+  expect(await t.database.db.event.count()).toBe(before);
+});
+
+it("waits for a Prisma transaction holding the database instead of blocking it", async () => {
+  const sql = directSql(t.database.db);
+  const { insertStatement } = await import("../src/db/direct-sql.ts");
+  const row = (id: string) => ({ id, organizationId: merchant.organizationId, environment: "sandbox", type: "payment.created", resourceId: "pay_y", data: "{}", createdAt: new Date() });
+  let direct: Promise<unknown> | null = null;
+  await t.database.db.$transaction(async (tx) => {
+    await tx.event.create({ data: row("evt_prisma_first") });
+    // Started while the interactive transaction holds the write lock; it must neither fail nor
+    // freeze the event loop the transaction needs to commit.
+    direct = sql.batch([insertStatement("Event", row("evt_direct_second"))]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await tx.event.create({ data: row("evt_prisma_third") });
+  });
+  await direct;
+  const seqs = await t.database.db.event.findMany({ where: { resourceId: "pay_y" }, orderBy: { seq: "asc" }, select: { id: true } });
+  expect(seqs.map((e) => e.id).sort()).toEqual(["evt_direct_second", "evt_prisma_first", "evt_prisma_third"]);
 });
