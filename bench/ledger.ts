@@ -38,7 +38,7 @@ await migrateDatabase(config.databaseUrl);
 const database = openDatabase(config.databaseUrl);
 const deps = { db: database.db, config, clock: systemClock, ids: randomIds, logger: createLogger("silent") };
 const app = buildApp(deps);
-const server = await serve(app.fetch, { port: 0, host: "127.0.0.1" });
+const server = await serve(app, { port: 0, host: "127.0.0.1" });
 await app.start({ url: server.url });
 const network = app.ledger.simulatedNetwork(Networks.TESTNET)!;
 

@@ -1,5 +1,8 @@
-// buildApp(deps) -> { fetch, start, stop }: one Web-standard handler for every door of the service,
-// and the background workers that belong to it. Only main.ts calls start().
+// buildApp(deps) -> { fetch, listener, start, stop }: one handler for every door of the service, as a
+// Web-standard fetch and as a node:http listener (which serves /api/v1 without the Web-standard
+// adapter), and the background workers that belong to it. Only main.ts calls start().
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServerAdapter } from "@whatwg-node/server";
 import type { Deps } from "./context.ts";
 import { SSE_PATH, createSseServer } from "./graphql/sse.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
@@ -14,15 +17,18 @@ import { paymentLinkRoutes } from "./modules/payment-links/payment-links.rest.ts
 import { paymentRoutes } from "./modules/payments/payments.rest.ts";
 import { webhookDeliveryRoutes } from "./modules/webhook-deliveries/webhook-deliveries.rest.ts";
 import { webhookEndpointRoutes } from "./modules/webhook-endpoints/webhook-endpoints.rest.ts";
-import { API_PREFIX, createRestApi } from "./rest/api.ts";
-import { jsonResponse } from "./rest/errors.ts";
+import { createRestApi, isApiPath } from "./rest/api.ts";
+import { errorResponse, jsonResponse } from "./rest/errors.ts";
+import { apiRequestFromFetch, apiRequestFromNode, sendNode, toFetchResponse } from "./rest/transport.ts";
 import type { Logger } from "./shared/logger.ts";
-import { WebhookDispatcher, wakeAfterWrites } from "./webhooks/dispatcher.ts";
+import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 export type AppDeps = Deps & { logger: Logger };
 
 export interface App {
   fetch(request: Request): Promise<Response>;
+  /** the same doors for node:http; what serve() uses */
+  listener(req: IncomingMessage, res: ServerResponse): void;
   /** `url`: where the server listens (the app reaches its own simulated network there) */
   start(options?: { url?: string }): Promise<void>;
   stop(): Promise<void>;
@@ -51,7 +57,7 @@ export function buildApp(deps: AppDeps): App {
   async function fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);
     const path = url.pathname;
-    if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) return rest(request, url);
+    if (isApiPath(path)) return toFetchResponse(await rest(apiRequestFromFetch(request, url)));
     if (path === "/graphql") return graphql.fetch(request);
     if (path === SSE_PATH) return graphqlStream(request);
     if (path === "/health") return jsonResponse(200, { ok: true });
@@ -64,8 +70,31 @@ export function buildApp(deps: AppDeps): App {
     return jsonResponse(404, { error: "Not found" });
   }
 
+  // A write may have committed an outbox event: the webhook worker looks now rather than at its next poll.
+  const wakeAfterWrite = (method: string | undefined) => {
+    if (method !== "GET" && method !== "HEAD") webhooks.wake();
+  };
+  const otherDoors = createServerAdapter(fetch);
+
   return {
-    fetch: wakeAfterWrites(fetch, webhooks),
+    async fetch(request) {
+      const response = await fetch(request);
+      wakeAfterWrite(request.method);
+      return response;
+    },
+    listener(req, res) {
+      if (!isApiPath(req.url?.split("?", 1)[0] ?? "")) {
+        res.once("finish", () => wakeAfterWrite(req.method));
+        void otherDoors(req, res);
+        return;
+      }
+      void rest(apiRequestFromNode(req))
+        .catch((error: unknown) => errorResponse(error, deps.logger))
+        .then((response) => {
+          sendNode(res, response);
+          wakeAfterWrite(req.method);
+        });
+    },
     webhooks,
     ledger,
     async start(options) {

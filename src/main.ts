@@ -26,7 +26,7 @@ async function main() {
 
   const database = openDatabase(config.databaseUrl);
   const app = buildApp({ db: database.db, config, clock: systemClock, ids: randomIds, logger });
-  const server = await serve(app.fetch, { port: config.port, host: config.host });
+  const server = await serve(app, { port: config.port, host: config.host });
   await app.start({ url: server.url });
   logger.info("listening", { url: server.url, publicUrl: config.publicUrl, database: config.dialect, ledger: config.ledger });
   console.log(`Stellar payment service listening on ${server.url} (public URL ${config.publicUrl}, ${config.dialect})`);

@@ -1,5 +1,5 @@
-// Serves a Web-standard fetch handler over node:http.
-import { createServer, type Server } from "node:http";
+// Serves the app (or any Web-standard fetch handler) over node:http.
+import { type RequestListener, createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServerAdapter } from "@whatwg-node/server";
 
@@ -9,8 +9,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export function serve(fetch: (request: Request) => Promise<Response>, options: { port: number; host: string }): Promise<RunningServer> {
-  const server = createServer(createServerAdapter(fetch));
+export function serve(
+  handler: ((request: Request) => Promise<Response>) | { listener: RequestListener },
+  options: { port: number; host: string },
+): Promise<RunningServer> {
+  const server = createServer(typeof handler === "function" ? createServerAdapter(handler) : handler.listener);
   // Keep-alive connections outlive a load balancer's idle timeout (commonly 60 s) to avoid resets.
   server.keepAliveTimeout = 65_000;
   return new Promise((resolve, reject) => {

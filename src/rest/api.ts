@@ -5,20 +5,23 @@ import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.se
 import type { Logger } from "../shared/logger.ts";
 import { readJsonBody } from "./body.ts";
 import { type StoredResponse, checkIdempotencyKey, requestFingerprint, runIdempotently } from "./idempotency.ts";
-import { errorResponse, jsonResponse } from "./errors.ts";
+import { errorResponse } from "./errors.ts";
 import { RateLimiter } from "./rate-limit.ts";
 import { type Route, Router } from "./router.ts";
+import type { ApiRequest, ApiResponse } from "./transport.ts";
 
 export const API_PREFIX = "/api/v1";
+
+export const isApiPath = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
 
 export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[]) {
   const router = new Router(routes);
   const limiter = new RateLimiter(deps.clock);
 
-  return async function handleApiRequest(request: Request, url: URL): Promise<Response> {
+  return async function handleApiRequest(request: ApiRequest): Promise<ApiResponse> {
     let rateHeaders: Record<string, string> = {};
     try {
-      const scope = await authenticateApiKey(deps, bearerToken(request.headers.get("authorization")));
+      const scope = await authenticateApiKey(deps, bearerToken(request.header("authorization")));
       if (!scope) throw unauthorized();
 
       const limit = scope.environment === "production" ? deps.config.rateLimits.live : deps.config.rateLimits.sandbox;
@@ -26,35 +29,33 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[]) 
       rateHeaders = decision.headers;
       if (!decision.allowed) throw tooManyRequests();
 
-      const path = url.pathname.slice(API_PREFIX.length) || "/";
+      const path = request.path.slice(API_PREFIX.length) || "/";
       const match = router.match(request.method, path);
       if (!match) throw notFound();
       if ("allowed" in match) {
-        return jsonResponse(405, { error: `${request.method} is not allowed on ${url.pathname}` }, {
-          allow: match.allowed.join(", "),
-          ...rateHeaders,
-        });
+        return {
+          status: 405,
+          headers: { allow: match.allowed.join(", "), ...rateHeaders },
+          body: JSON.stringify({ error: `${request.method} is not allowed on ${request.path}` }),
+        };
       }
       const body = match.route.method === "POST" ? (await readJsonBody(request, !!match.route.bodyless)).body : {};
       const ctx: ServiceContext = { ...deps, scope };
       const route = match.route;
       const params = match.params;
       const respond = async (): Promise<StoredResponse> => {
-        const result = await route.handler({ ctx, params, query: Object.fromEntries(url.searchParams), body });
+        const result = await route.handler({ ctx, params, query: Object.fromEntries(request.query), body });
         return { status: result.status, body: JSON.stringify(result.body) };
       };
 
-      const idempotencyKey = request.headers.get("idempotency-key");
-      if (route.method !== "POST" || idempotencyKey === null) {
-        const response = await respond();
-        return rawJsonResponse(response, rateHeaders);
-      }
+      const idempotencyKey = request.header("idempotency-key");
+      if (route.method !== "POST" || idempotencyKey === null) return { ...(await respond()), headers: rateHeaders };
       const { response, replayed } = await runIdempotently(
         deps,
         {
           apiKeyId: scope.apiKeyId,
           key: checkIdempotencyKey(idempotencyKey),
-          requestHash: requestFingerprint(request.method, url.pathname, JSON.stringify(body)),
+          requestHash: requestFingerprint(request.method, request.path, JSON.stringify(body)),
         },
         // 4xx answers are stored like successes (as Stripe does); unexpected errors propagate.
         () => respond().catch((error: unknown) => {
@@ -62,19 +63,10 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[]) 
           throw error;
         }),
       );
-      return rawJsonResponse(response, { ...rateHeaders, ...(replayed && { "Idempotent-Replayed": "true" }) });
+      // The stored JSON text is sent as it is, so a replay is the same bytes as the original.
+      return { ...response, headers: { ...rateHeaders, ...(replayed && { "Idempotent-Replayed": "true" }) } };
     } catch (error) {
-      const response = errorResponse(error, deps.logger);
-      if (error instanceof DomainError) for (const [k, v] of Object.entries(rateHeaders)) response.headers.set(k, v);
-      return response;
+      return errorResponse(error, deps.logger, rateHeaders);
     }
   };
-}
-
-/** A response whose JSON text is already made, so a replay is the same bytes as the original. */
-function rawJsonResponse(response: StoredResponse, headers: Record<string, string>): Response {
-  return new Response(response.body, {
-    status: response.status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
-  });
 }

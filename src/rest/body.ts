@@ -1,16 +1,18 @@
 // Reads a write's JSON body: 415 without application/json, 413 past 1 MiB, 400 for bad JSON.
 import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors.ts";
+import type { ApiRequest } from "./transport.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const DRAIN_LIMIT_BYTES = 16 * MAX_BODY_BYTES;
 
-async function readLimited(request: Request): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
+async function readLimited(request: ApiRequest): Promise<string> {
+  const declared = Number(request.header("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw payloadTooLarge();
-  if (!request.body) return "";
+  const body = request.body();
+  if (!body) return "";
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of body) {
     size += chunk.byteLength;
     // Past the limit, keep reading and discarding for a while: a socket closed with unread data is
     // reset, and the client would see the reset instead of the 413.
@@ -24,8 +26,8 @@ async function readLimited(request: Request): Promise<string> {
 const isJson = (contentType: string | null) => /^application\/json\s*(;|$)/i.test(contentType ?? "");
 
 /** The parsed body object; `{}` for an empty body where the route takes none. */
-export async function readJsonBody(request: Request, bodyless: boolean): Promise<{ raw: string; body: Record<string, unknown> }> {
-  const contentType = request.headers.get("content-type");
+export async function readJsonBody(request: ApiRequest, bodyless: boolean): Promise<{ raw: string; body: Record<string, unknown> }> {
+  const contentType = request.header("content-type");
   if (!isJson(contentType) && !(bodyless && !contentType)) {
     // Drain nothing: the client sent the wrong kind of body, and nothing of it is read.
     throw unsupportedMediaType();

@@ -2,6 +2,7 @@
 // is logged and answered 500 with no internals.
 import { DomainError } from "../errors.ts";
 import type { Logger } from "../shared/logger.ts";
+import type { ApiResponse } from "./transport.ts";
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -10,8 +11,8 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   });
 }
 
-export function errorResponse(error: unknown, logger: Logger): Response {
-  if (error instanceof DomainError) return jsonResponse(error.httpStatus, { error: error.message });
+export function errorResponse(error: unknown, logger: Logger, headers: Record<string, string> = {}): ApiResponse {
+  if (error instanceof DomainError) return { status: error.httpStatus, headers, body: JSON.stringify({ error: error.message }) };
   logger.error("unexpected error", { error });
-  return jsonResponse(500, { error: "Internal server error" });
+  return { status: 500, headers: {}, body: JSON.stringify({ error: "Internal server error" }) };
 }

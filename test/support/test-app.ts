@@ -107,7 +107,7 @@ export async function startTestApp(
   const clock = options.clock ?? new TestClock();
   const deps: AppDeps = { db: database.db, config, clock, ids: randomIds, logger: createLogger(config.logLevel) };
   const app = buildApp(deps);
-  const server: RunningServer = await serve(app.fetch, { port: 0, host: "127.0.0.1" });
+  const server: RunningServer = await serve(app, { port: 0, host: "127.0.0.1" });
   if (options.workers) await app.start({ url: server.url });
 
   async function api(method: string, path: string, opts: ApiOptions = {}): Promise<ApiResponse> {

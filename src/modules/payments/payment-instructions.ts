@@ -2,7 +2,7 @@
 // Wallets with muxed-account support pay the M... address (the muxed id is the payment's memo id);
 // the others pay the plain G... address with that number as an id memo. Either way the streamer
 // matches the incoming payment to exactly this payment.
-import { Account, MuxedAccount } from "@stellar/stellar-sdk";
+import { StrKey } from "@stellar/stellar-sdk";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { formatStroops } from "../../shared/money.ts";
 
@@ -20,9 +20,26 @@ type InstructionFields = Pick<
   "settlementAddress" | "memoId" | "networkPassphrase" | "amount" | "settlementAssetCode" | "settlementAssetIssuer"
 >;
 
-/** The M... address of `address` with muxed id `memoId`. */
-export const muxedAddress = (address: string, memoId: string) =>
-  new MuxedAccount(new Account(address, "0"), memoId).accountId();
+// Every payment view carries its M... address. Decoding the wallet's G... address (base32 and a
+// checksum) is most of the cost, and a service has few wallets: their raw keys are kept.
+const walletKeys = new Map<string, Buffer>();
+const MAX_WALLET_KEYS = 10_000;
+
+function walletKey(address: string): Buffer {
+  let key = walletKeys.get(address);
+  if (!key) {
+    if (walletKeys.size >= MAX_WALLET_KEYS) walletKeys.clear();
+    walletKeys.set(address, (key = StrKey.decodeEd25519PublicKey(address)));
+  }
+  return key;
+}
+
+/** The M... address of `address` with muxed id `memoId` (SEP-23: the key, then the id big-endian). */
+export function muxedAddress(address: string, memoId: string): string {
+  const id = Buffer.alloc(8);
+  id.writeBigUInt64BE(BigInt(memoId));
+  return StrKey.encodeMed25519PublicKey(Buffer.concat([walletKey(address), id]));
+}
 
 /** A SEP-7 `web+stellar:pay` URI; a plain destination with an id memo works in every SEP-7 wallet. */
 export function sep7PayUri(p: InstructionFields): string {
