@@ -93,7 +93,18 @@ it("stores a payment, its event, a session and an invoice exactly as Prisma read
   const { invoiceInclude } = await import("../src/modules/invoices/invoices.view.ts");
   expect(await t.database.db.invoice.findUnique({ where: { id: invoice.id }, include: invoiceInclude })).toEqual(invoice);
   const { invoice: open } = await finalizeInvoice(ctx, invoice.id);
-  expect(await t.database.db.invoice.findUnique({ where: { id: invoice.id }, include: invoiceInclude })).toEqual(open);
+  const viaPrisma = await t.database.db.invoice.findUnique({ where: { id: invoice.id }, include: invoiceInclude });
+  expect(viaPrisma).toEqual(open);
+  expect(await hotReads(t.database.db).invoiceWithDetails(invoice.id)).toEqual(viaPrisma);
+  expect(await hotReads(t.database.db).invoiceWithDetails("inv_missing")).toBeNull();
+});
+
+it("reads a payment link exactly as Prisma does", async () => {
+  const created = await t.api("POST", "/payment-links", { key: merchant.sandboxKey, body: { amount: "5", description: "Tea", metadata: { k: "v" } } });
+  expect(created.status).toBe(201);
+  const viaPrisma = await t.database.db.paymentLink.findUnique({ where: { id: created.body.id } });
+  expect(await hotReads(t.database.db).paymentLinkById(created.body.id)).toEqual(viaPrisma);
+  expect(viaPrisma!.active).toBe(true);
 });
 
 it("rolls a whole batch back when one statement's expectation fails", async () => {

@@ -1,6 +1,19 @@
 // The reads on the API's hot paths, as prepared statements (direct-sql.ts says why): the API key of
-// every request, the payment of GET /payments/{id}, and the organization settings every create checks.
-import type { ApiKey, EnabledAsset, EnvironmentSettings, ExchangeRate, Organization, Payment } from "../generated/sqlite/client.ts";
+// every request, the payment of GET /payments/{id}, the organization settings every create checks,
+// the link of every payment link visit and the invoice of GET and finalize.
+import type {
+  ApiKey,
+  CheckoutSession,
+  EnabledAsset,
+  EnvironmentSettings,
+  ExchangeRate,
+  Invoice,
+  InvoiceItem,
+  Organization,
+  Payment,
+  PaymentLink,
+} from "../generated/sqlite/client.ts";
+import type { InvoiceWithDetails } from "../modules/invoices/invoices.view.ts";
 import type { Db } from "./client.ts";
 import { directSql } from "./client.ts";
 import { rowConverter } from "./direct-sql.ts";
@@ -15,12 +28,35 @@ export interface OrganizationSettingsRows {
 
 const toApiKey = rowConverter<ApiKey>("ApiKey");
 const toPayment = rowConverter<Payment>("Payment");
+const toPaymentLink = rowConverter<PaymentLink>("PaymentLink");
+const toInvoice = rowConverter<Invoice>("Invoice");
+const toInvoiceItem = rowConverter<InvoiceItem>("InvoiceItem");
+const toCheckoutSession = rowConverter<CheckoutSession>("CheckoutSession");
+
 
 export function hotReads(db: Db) {
   const sql = directSql(db);
   return {
     apiKeyByHash: async (hash: string) => toApiKey((await sql.all(`SELECT * FROM "ApiKey" WHERE "hash" = $1`, [hash]))[0]),
     paymentById: async (id: string) => toPayment((await sql.all(`SELECT * FROM "Payment" WHERE "id" = $1`, [id]))[0]),
+    paymentLinkById: async (id: string) => toPaymentLink((await sql.all(`SELECT * FROM "PaymentLink" WHERE "id" = $1`, [id]))[0]),
+    /** with what invoiceInclude (invoices.view.ts) includes: items in order, payment, checkout session */
+    async invoiceWithDetails(id: string): Promise<InvoiceWithDetails | null> {
+      const [invoiceRows, itemRows, paymentRows, sessionRows] = await Promise.all([
+        sql.all(`SELECT * FROM "Invoice" WHERE "id" = $1`, [id]),
+        sql.all(`SELECT * FROM "InvoiceItem" WHERE "invoiceId" = $1 ORDER BY "position"`, [id]),
+        sql.all(`SELECT p.* FROM "Payment" p JOIN "Invoice" i ON i."paymentId" = p."id" WHERE i."id" = $1`, [id]),
+        sql.all(`SELECT s.* FROM "CheckoutSession" s JOIN "Invoice" i ON i."checkoutSessionId" = s."id" WHERE i."id" = $1`, [id]),
+      ]);
+      const invoice = toInvoice(invoiceRows[0]);
+      if (!invoice) return null;
+      return {
+        ...invoice,
+        items: itemRows.map((row) => toInvoiceItem(row)!),
+        payment: toPayment(paymentRows[0]),
+        checkoutSession: toCheckoutSession(sessionRows[0]),
+      };
+    },
     async organizationSettings(organizationId: string, environment: string): Promise<OrganizationSettingsRows> {
       const both = [organizationId, environment];
       const [organization, settings, assets, rates] = await Promise.all([

@@ -1,6 +1,7 @@
 // Invoices: draft -> open (finalize: checkout session + payment, source_type invoice) -> paid (its
 // payment completed, see payments/payment-completion.ts) or void (from draft or open).
-import { type ServiceContext, inScope } from "../../context.ts";
+import { type ServiceContext, inScope, isInScope } from "../../context.ts";
+import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
@@ -70,8 +71,8 @@ export async function createInvoice(ctx: ServiceContext, input: CreateInvoiceInp
 }
 
 export async function getInvoice(ctx: ServiceContext, id: string): Promise<InvoiceWithDetails> {
-  const invoice = await ctx.db.invoice.findFirst({ where: { id, ...inScope(ctx.scope) }, include: invoiceInclude });
-  if (!invoice) throw notFound();
+  const invoice = await hotReads(ctx.db).invoiceWithDetails(id);
+  if (!invoice || !isInScope(invoice, ctx.scope)) throw notFound();
   return invoice;
 }
 

@@ -8,6 +8,7 @@ import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { deserializeMetadata, serializeMetadata } from "../../shared/validation.ts";
 import { preparePayment } from "../payments/payments.service.ts";
 import { directSql } from "../../db/client.ts";
+import { hotReads } from "../../db/hot-reads.ts";
 import { newCheckoutSessionWrites } from "../checkout-sessions/checkout-sessions.service.ts";
 import type { CheckoutSessionWithPayment } from "../checkout-sessions/checkout-sessions.view.ts";
 import type { CreatePaymentLinkInput } from "./payment-links.inputs.ts";
@@ -59,7 +60,7 @@ export function listPaymentLinks(ctx: ServiceContext, query: ListQuery & { activ
  * environment. Unknown link: 404; inactive: 410.
  */
 export async function visitPaymentLink(deps: Deps, id: string): Promise<CheckoutSessionWithPayment> {
-  const link = await deps.db.paymentLink.findUnique({ where: { id } });
+  const link = await hotReads(deps.db).paymentLinkById(id);
   if (!link) throw notFound();
   if (!link.active) throw gone("This payment link is inactive");
   const ctx: ServiceContext = {
