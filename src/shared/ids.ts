@@ -1,4 +1,19 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
+
+// Ids are made on every write: drawing random bytes from the OS a few at a time is a syscall each,
+// so they come from a pool refilled 4 KiB at a time (as nanoid does).
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+/** `size` cryptographically random bytes (a view into the pool: use them before the next call). */
+export function randomBytesFromPool(size: number): Buffer {
+  if (poolOffset + size > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  poolOffset += size;
+  return pool.subarray(poolOffset - size, poolOffset);
+}
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -6,7 +21,7 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of randomBytesFromPool(length * 2)) {
       if (byte < 248 && out.length < length) out += BASE62[byte % 62];
     }
   }

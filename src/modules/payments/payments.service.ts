@@ -1,7 +1,6 @@
 // Payments (payment intents): creation with every rule of the spec and decisions, reads and lists.
 // Other resources (checkout sessions, links, invoices) create their payment through
 // preparePayment + newPaymentWrites, written in the same batch as their own rows.
-import { randomBytes } from "node:crypto";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { type Tx, directSql } from "../../db/client.ts";
@@ -12,6 +11,7 @@ import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../
 import { convertToStroops, normalizeDecimal } from "../../shared/money.ts";
 import { networkPassphraseFor } from "../../shared/network.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
+import { randomBytesFromPool } from "../../shared/ids.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import { type EnvironmentSettingsView, loadSettings } from "../organizations/organizations.service.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
@@ -107,7 +107,7 @@ export async function preparePayment(ctx: ServiceContext, terms: PaymentTerms): 
 }
 
 /** A random 63-bit number: the payment's memo id and muxed account id on the ledger. */
-const newMemoId = () => (randomBytes(8).readBigUInt64BE() >> 1n).toString();
+const newMemoId = () => (randomBytesFromPool(8).readBigUInt64BE() >> 1n).toString();
 
 /** The complete row of a new pending payment, defaults included, exactly as it will be stored. */
 function newPaymentRow(ctx: ServiceContext, draft: PaymentDraft, sourceType: SourceType, now: Date): Payment {
