@@ -126,16 +126,17 @@ it("commits batches asked for together independently: one failing changes nothin
   const { insertStatement } = await import("../src/db/direct-sql.ts");
   const row = (id: string) => ({ id, organizationId: merchant.organizationId, environment: "sandbox", type: "payment.created", resourceId: "pay_group", data: "{}", createdAt: new Date() });
   const failing = { text: `UPDATE "Invoice" SET "status" = 'open' WHERE "id" = $1`, params: ["inv_missing"], expect: { changes: 1, error: () => new Error("refused") } };
+  await sql.batch([insertStatement("Event", row("evt_group_0"))]);
   const outcomes = await Promise.allSettled([
     sql.batch([insertStatement("Event", row("evt_group_1"))]),
     sql.batch([insertStatement("Event", row("evt_group_2")), failing]),
     sql.batch([insertStatement("Event", row("evt_group_3"))]),
-    // the same id twice: a constraint error, in the middle of the group
-    sql.batch([insertStatement("Event", row("evt_group_1"))]),
+    // an id already taken: a constraint error, in the middle of the group
+    sql.batch([insertStatement("Event", row("evt_group_0"))]),
   ]);
   expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected"]);
   const stored = await t.database.db.event.findMany({ where: { resourceId: "pay_group" }, select: { id: true } });
-  expect(stored.map((e) => e.id).sort()).toEqual(["evt_group_1", "evt_group_3"]);
+  expect(stored.map((e) => e.id).sort()).toEqual(["evt_group_0", "evt_group_1", "evt_group_3"]);
 });
 
 it("waits for a Prisma transaction holding the database instead of blocking it", async () => {
