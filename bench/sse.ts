@@ -134,7 +134,7 @@ async function measureFanOut() {
 
   const server = await startServer(env);
   try {
-    return await fanOut(server, org.sandbox_api_key, db, deps);
+    return await fanOut(server, org.sandbox_api_key, deps);
   } finally {
     await server.stop();
     await db.close();
@@ -145,8 +145,7 @@ async function measureFanOut() {
 async function fanOut(
   server: { url: string; pid: number },
   apiKey: string,
-  db: ReturnType<typeof openDatabase>,
-  deps: Parameters<typeof completePayment>[1],
+  deps: Parameters<typeof completePayment>[0],
 ) {
   const base = new URL(server.url);
   const payments: string[] = [];
@@ -180,7 +179,7 @@ async function fanOut(
   const sequential = payments.slice(0, PAYMENTS / 2);
   const latencies: number[] = [];
   for (const id of sequential) {
-    await db.db.$transaction((tx) => completePayment(tx, deps, { id }, { txHash: randomBytes(32).toString("hex") }));
+    await completePayment(deps, { id }, { txHash: randomBytes(32).toString("hex") });
     const committed = performance.now();
     const watchers = byPayment.get(id)!;
     const deadline = committed + 30_000;
@@ -192,11 +191,7 @@ async function fanOut(
   // Then a burst: the other half complete at once, each in its own transaction.
   const burst = payments.slice(PAYMENTS / 2);
   const burstStart = performance.now();
-  await Promise.all(
-    burst.map((id) =>
-      db.db.$transaction((tx) => completePayment(tx, deps, { id }, { txHash: randomBytes(32).toString("hex") }), { maxWait: 60_000, timeout: 60_000 }),
-    ),
-  );
+  await Promise.all(burst.map((id) => completePayment(deps, { id }, { txHash: randomBytes(32).toString("hex") })));
   const burstCommitted = performance.now();
   const burstWatchers = burst.flatMap((id) => byPayment.get(id)!);
   const burstDeadline = burstCommitted + 60_000;

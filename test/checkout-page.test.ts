@@ -45,7 +45,7 @@ describe("checkout page", () => {
     await page.evaluate(() => ((window as unknown as { loadedOnce: boolean }).loadedOnce = true));
 
     const hash = "c".repeat(64);
-    await t.database.db.$transaction((tx) => completePayment(tx, t.deps, { id: payment.id }, { txHash: hash }));
+    await completePayment(t.deps, { id: payment.id }, { txHash: hash });
 
     await page.getByRole("heading", { name: "Paid" }).waitFor({ timeout: 15_000 });
     expect(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
@@ -62,7 +62,7 @@ describe("checkout page", () => {
     expect(session.status).toBe(201);
     const { page } = await open(session.body.checkout_url);
     await page.getByRole("button", { name: "Pay with a test wallet" }).waitFor();
-    await t.database.db.$transaction((tx) => completePayment(tx, t.deps, { id: session.body.payment_intent_id }, { txHash: "d".repeat(64) }));
+    await completePayment(t.deps, { id: session.body.payment_intent_id }, { txHash: "d".repeat(64) });
     await page.getByRole("heading", { name: "Paid" }).waitFor({ timeout: 15_000 });
     await page.waitForURL(successUrl, { timeout: 15_000 });
     await page.close();

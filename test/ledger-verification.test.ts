@@ -3,6 +3,7 @@
 import { Asset, Keypair, Memo, Networks, Operation } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
+import { expectCompletionSnapshots } from "./ledger/completion-events.ts";
 import { type Wallet, fundedPayer, payOp, signedTransaction, submit, startLedgerWorld, waitFor } from "./support/ledger.ts";
 import type { Merchant, TestApp } from "./support/test-app.ts";
 
@@ -108,6 +109,53 @@ describe("completing payments from the ledger", () => {
     const topUp = await submit(wallet, await signedTransaction(wallet, payer, [payOp(to, "7")]));
     const done = await waitForStatus(payment.id, "completed");
     expect(done).toMatchObject({ tx_hash: topUp.hash, amount_received: "11.0000000" });
+  });
+});
+
+describe("many payments in one ledger", () => {
+  it("are applied together: completions with their sessions and invoices, partial, over and unmatched payments", async () => {
+    const plain = await createPayment({ amount: "1" });
+    const session = (await t.api("POST", "/checkout-sessions", { key: merchant.sandboxKey, body: { amount: "2" } })).body;
+    const items = [{ description: "Hour", quantity: "3", unit_amount: "1" }];
+    const draft = (await t.api("POST", "/invoices", { key: merchant.sandboxKey, body: { items } })).body;
+    const invoice = (await t.api("POST", `/invoices/${draft.id}/finalize`, { key: merchant.sandboxKey })).body.invoice;
+    const short = await createPayment({ amount: "5" });
+    const over = await createPayment({ amount: "1" });
+    const to = async (id: string) => (await readPayment(id)).payment_instructions.muxed_destination;
+    const payer = await fundedPayer(wallet);
+    const ops = [
+      payOp(await to(plain.id), "1"),
+      payOp(await to(session.payment_intent_id), "2"),
+      payOp(await to(invoice.payment_intent_id), "3"),
+      payOp(await to(short.id), "2"),
+      payOp(await to(over.id), "3"),
+      payOp(merchant.wallet.publicKey(), "0.5"),
+    ];
+    const sent = await submit(wallet, await signedTransaction(wallet, payer, ops));
+    expect(sent.codes).toBeUndefined();
+
+    const paid = [plain.id, session.payment_intent_id, invoice.payment_intent_id, over.id];
+    for (const id of paid) expect(await waitForStatus(id, "completed")).toMatchObject({ tx_hash: sent.hash, late: false });
+    expect(await readPayment(over.id)).toMatchObject({ amount_received: "3.0000000" });
+    expect(await readPayment(short.id)).toMatchObject({ status: "pending", amount_received: "2.0000000" });
+    const recorded = await t.database.db.ledgerPayment.findMany({ where: { txHash: sent.hash! }, orderBy: { operationId: "asc" } });
+    expect(recorded.map((r) => r.paymentId)).toEqual([...paid.slice(0, 3), short.id, over.id, null]);
+
+    const read = (path: string) => t.api("GET", path, { key: merchant.sandboxKey });
+    expect((await read(`/checkout-sessions/${session.id}`)).body.status).toBe("complete");
+    expect((await read(`/invoices/${draft.id}`)).body.status).toBe("paid");
+    for (const id of paid) await expectCompletionSnapshots(t, id);
+    const resources = [...paid, session.id, invoice.checkout_session_id, draft.id];
+    const events = await t.database.db.event.findMany({ where: { resourceId: { in: resources } }, orderBy: { seq: "asc" } });
+    expect(events.filter((e) => e.type !== "payment.created" && e.type !== "invoice.finalized").map((e) => [e.type, e.resourceId])).toEqual([
+      ["payment.completed", plain.id],
+      ["payment.completed", session.payment_intent_id],
+      ["checkout.session.completed", session.id],
+      ["payment.completed", invoice.payment_intent_id],
+      ["checkout.session.completed", invoice.checkout_session_id],
+      ["invoice.paid", draft.id],
+      ["payment.completed", over.id],
+    ]);
   });
 });
 

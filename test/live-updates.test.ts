@@ -42,8 +42,7 @@ async function createPayment(body: Record<string, unknown> = {}) {
   return res.body.id as string;
 }
 
-const complete = (id: string, txHash = "a".repeat(64)) =>
-  t.database.db.$transaction((tx) => completePayment(tx, t.deps, { id }, { txHash }));
+const complete = (id: string, txHash = "a".repeat(64)) => completePayment(t.deps, { id }, { txHash });
 
 describe("public checkout subscription", () => {
   it("sends the current state first, then the completion, with no private field on the wire", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completePayment, expirePayment } from "../src/modules/payments/payment-completion.ts";
+import { expectCompletionSnapshots } from "./ledger/completion-events.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
 
 let t: TestApp;
@@ -28,6 +29,23 @@ describe("POST /payments/{id}/complete", () => {
     const event = await t.database.db.event.findFirstOrThrow({ where: { resourceId: payment.id, type: "payment.completed" } });
     expect(JSON.parse(event.data)).toMatchObject({ id: payment.id, status: "completed" });
     expect((await t.api("GET", `/payments/${payment.id}`, { key: merchant.sandboxKey })).body.status).toBe("completed");
+  });
+
+  it("carries the completion to an open invoice and its checkout session, each event a snapshot of its row", async () => {
+    const body = { items: [{ description: "Design", quantity: "2", unit_amount: "1.5" }, { description: "Review", quantity: "1", unit_amount: "2" }] };
+    const invoice = (await t.api("POST", "/invoices", { key: merchant.sandboxKey, body })).body;
+    const { payment_intent_id: paymentId, checkout_session_id: sessionId } = (
+      await t.api("POST", `/invoices/${invoice.id}/finalize`, { key: merchant.sandboxKey })
+    ).body.invoice;
+    const res = await complete(paymentId, { tx_hash: "ef".repeat(32) });
+    expect(res.status).toBe(200);
+    expect(await eventTypes(paymentId)).toEqual(["payment.created", "payment.completed"]);
+    expect(await eventTypes(sessionId)).toEqual(["checkout.session.completed"]);
+    expect(await eventTypes(invoice.id)).toEqual(["invoice.finalized", "invoice.paid"]);
+    await expectCompletionSnapshots(t, paymentId);
+    const paid = (await t.api("GET", `/invoices/${invoice.id}`, { key: merchant.sandboxKey })).body;
+    expect(paid).toMatchObject({ status: "paid", paid_at: res.body.confirmed_at });
+    expect(paid.items.map((i: { description: string }) => i.description)).toEqual(["Design", "Review"]);
   });
 
   it("records tx_hash and payer_address when given", async () => {
@@ -81,21 +99,31 @@ describe("completePayment / expirePayment (for the ledger and the expiry sweeper
     await t.database.db.$transaction((tx) => expirePayment(tx, t.deps, payment));
     expect((await t.api("GET", `/checkout-sessions/${session.id}`, { key: merchant.sandboxKey })).body.status).toBe("expired");
 
-    await expect(t.database.db.$transaction((tx) => completePayment(tx, t.deps, payment))).rejects.toThrow("Payment is not pending");
+    await expect(completePayment(t.deps, payment)).rejects.toThrow("Payment is not pending");
     const xlm = { code: "XLM", issuer: null };
-    const completed = await t.database.db.$transaction((tx) =>
-      completePayment(tx, t.deps, payment, { late: true, txHash: "cd".repeat(32), paidAsset: xlm, amountReceived: 40_000_000n }),
-    );
+    const completed = await completePayment(t.deps, payment, { late: true, txHash: "cd".repeat(32), paidAsset: xlm, received: 40_000_000n });
     expect(completed).toMatchObject({ status: "completed", late: true, txHash: "cd".repeat(32), amountReceived: 40_000_000n });
     const res = await t.api("GET", `/checkout-sessions/${session.id}`, { key: merchant.sandboxKey });
     expect(res.body).toMatchObject({ status: "complete", payment_status: "completed", paid_asset: { asset_code: "XLM" } });
     expect(await eventTypes(payment.id)).toEqual(["payment.created", "payment.expired", "payment.completed"]);
     expect(await eventTypes(session.id)).toEqual(["checkout.session.expired", "checkout.session.completed"]);
+    await expectCompletionSnapshots(t, payment.id);
+  });
+
+  it("completes the expired payment of a voided invoice late; the invoice stays void", async () => {
+    const invoice = (await t.api("POST", "/invoices", { key: merchant.sandboxKey, body: { amount: "3" } })).body;
+    const { payment_intent_id: paymentId } = (await t.api("POST", `/invoices/${invoice.id}/finalize`, { key: merchant.sandboxKey })).body.invoice;
+    expect((await t.api("POST", `/invoices/${invoice.id}/void`, { key: merchant.sandboxKey })).status).toBe(200);
+    const completed = await completePayment(t.deps, { id: paymentId }, { late: true, received: 30_000_000n });
+    expect(completed).toMatchObject({ status: "completed", late: true, amountReceived: 30_000_000n });
+    expect((await t.api("GET", `/invoices/${invoice.id}`, { key: merchant.sandboxKey })).body).toMatchObject({ status: "void", paid_at: null });
+    expect(await eventTypes(invoice.id)).toEqual(["invoice.finalized", "invoice.voided"]);
+    await expectCompletionSnapshots(t, paymentId);
   });
 
   it("a late flag on a pending payment completes it normally (not late)", async () => {
     const payment = await createPayment();
-    const completed = await t.database.db.$transaction((tx) => completePayment(tx, t.deps, payment, { late: true }));
+    const completed = await completePayment(t.deps, payment, { late: true });
     expect(completed.late).toBe(false);
   });
 

@@ -59,6 +59,10 @@ export function rowConverter<T>(model: string): (row: Row | undefined) => T | nu
   };
 }
 
+/** `IN` the JSON array given as parameter `$n`: one statement text, prepared once, for lists of any length. */
+export const inJsonArray = (dialect: Dialect, n: number) =>
+  dialect === "sqlite" ? `IN (SELECT value FROM json_each($${n}))` : `IN (SELECT value FROM json_array_elements_text($${n}::json))`;
+
 const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** `INSERT` of one row given as Prisma would take it in `create({ data })` (scalar fields only). */

@@ -3,9 +3,11 @@
 // resumes exactly after the last operation that counted, and the LedgerPayment key (network +
 // operation id) makes a replayed operation count once.
 import type { Deps } from "../context.ts";
+import { directSql } from "../db/client.ts";
+import { type BatchStep, inJsonArray, insertStatement, rowConverter } from "../db/direct-sql.ts";
 import type { Payment } from "../generated/sqlite/client.ts";
 import { type Asset, sameAsset } from "../shared/assets.ts";
-import { completePayment } from "../modules/payments/payment-completion.ts";
+import { appendCompletion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
 import type { LedgerPaymentRecord } from "./ledger-source.ts";
 
 export type VerificationOutcome =
@@ -34,6 +36,8 @@ export function correlationOf(record: LedgerPaymentRecord): string | null {
   return null;
 }
 
+const toPayment = rowConverter<Payment>("Payment");
+
 const settlementAssetOf = (p: { settlementAssetCode: string; settlementAssetIssuer: string | null }): Asset => ({
   code: p.settlementAssetCode,
   issuer: p.settlementAssetIssuer,
@@ -41,8 +45,11 @@ const settlementAssetOf = (p: { settlementAssetCode: string; settlementAssetIssu
 
 /**
  * Applies `records` (in ledger order) in one transaction that also moves the stream's cursor past
- * the last of them. Returns each record's outcome. The reads and the LedgerPayment inserts are done
- * for the whole batch at once: a busy ledger costs a few queries plus one completion per payment.
+ * the last of them. Returns each record's outcome. A few reads decide everything, then one batch of
+ * prepared statements writes it, however many payments the records complete. The reads are not in
+ * the transaction: its writes hold only if what they were decided on still holds (each operation
+ * is inserted once, a payment completes only from the status it was read in), else the batch fails,
+ * changes nothing, and the stream resumes from the cursor and decides again.
  */
 export async function verifyLedgerPayments(
   deps: Pick<Deps, "db" | "clock" | "ids" | "config">,
@@ -52,79 +59,92 @@ export async function verifyLedgerPayments(
   const last = records.at(-1);
   if (!last) return [];
   const { networkPassphrase, account } = position;
-  return deps.db.$transaction(async (tx) => {
-    // Money arriving: not outgoing payments, other operations or failed transactions.
-    const incoming = new Set(records.filter((r) => r.kind !== "other" && r.to === account && r.transactionSuccessful));
-    const seen = new Set(
-      (
-        await tx.ledgerPayment.findMany({
-          where: { networkPassphrase, operationId: { in: [...incoming].map((r) => r.operationId) } },
-          select: { operationId: true },
-        })
-      ).map((row) => row.operationId),
-    );
-    const correlations = [...new Set([...incoming].map(correlationOf).filter((c): c is string => c !== null))];
-    const payments = new Map(
-      (await tx.payment.findMany({ where: { memoId: { in: correlations }, settlementAddress: account, networkPassphrase } })).map((p) => [p.memoId, p]),
-    );
+  const sql = directSql(deps.db);
+  // Money arriving: not outgoing payments, other operations or failed transactions.
+  const incoming = new Set(records.filter((r) => r.kind !== "other" && r.to === account && r.transactionSuccessful));
+  const seen = new Set(
+    (
+      await sql.all(`SELECT "operationId" FROM "LedgerPayment" WHERE "networkPassphrase" = $1 AND "operationId" ${inJsonArray(sql.dialect, 2)}`, [
+        networkPassphrase,
+        JSON.stringify([...incoming].map((r) => r.operationId)),
+      ])
+    ).map((row) => row.operationId as string),
+  );
+  const correlations = [...new Set([...incoming].map(correlationOf).filter((c): c is string => c !== null))];
+  const payments = new Map(
+    (
+      await sql.all(
+        `SELECT * FROM "Payment" WHERE "memoId" ${inJsonArray(sql.dialect, 1)} AND "settlementAddress" = $2 AND "networkPassphrase" = $3`,
+        [JSON.stringify(correlations), account, networkPassphrase],
+      )
+    ).map((row) => {
+      const payment = toPayment(row)!;
+      return [payment.memoId, payment];
+    }),
+  );
 
-    const now = deps.clock.now();
-    const outcomes: VerificationOutcome[] = [];
-    const rows = [];
-    /** what each payment received in this batch, and the record that made it whole */
-    const credits = new Map<string, { payment: Payment; amount: bigint; completedBy: LedgerPaymentRecord | null }>();
-    for (const record of records) {
-      if (!incoming.has(record)) {
-        outcomes.push("ignored");
-        continue;
-      }
-      if (seen.has(record.operationId)) {
-        outcomes.push("duplicate");
-        continue;
-      }
-      seen.add(record.operationId);
-      const correlation = correlationOf(record);
-      const payment = correlation ? payments.get(correlation) : undefined;
-      const counts = payment !== undefined && sameAsset(record.asset, settlementAssetOf(payment));
-      rows.push(ledgerPaymentRow(networkPassphrase, account, record, counts ? payment.id : null, now));
-      if (!counts) {
-        outcomes.push("unmatched");
-        continue;
-      }
-      const credit = credits.get(payment.id) ?? { payment, amount: 0n, completedBy: null };
-      credit.amount += record.amount;
-      credits.set(payment.id, credit);
-      const open = payment.status === "pending" || payment.status === "expired";
-      if (!open || credit.completedBy) outcomes.push("credited");
-      else if (payment.amountReceived + credit.amount < payment.amount) outcomes.push("partial");
-      else {
-        credit.completedBy = record;
-        outcomes.push("completed");
-      }
+  const now = deps.clock.now();
+  const outcomes: VerificationOutcome[] = [];
+  const steps: BatchStep[] = [];
+  /** what each payment received in this batch, and the record that made it whole */
+  const credits = new Map<string, { payment: Payment; amount: bigint; completedBy: LedgerPaymentRecord | null }>();
+  for (const record of records) {
+    if (!incoming.has(record)) {
+      outcomes.push("ignored");
+      continue;
     }
-    if (rows.length) await tx.ledgerPayment.createMany({ data: rows });
+    if (seen.has(record.operationId)) {
+      outcomes.push("duplicate");
+      continue;
+    }
+    seen.add(record.operationId);
+    const correlation = correlationOf(record);
+    const payment = correlation ? payments.get(correlation) : undefined;
+    const counts = payment !== undefined && sameAsset(record.asset, settlementAssetOf(payment));
+    // A concurrent insert of the same operation fails the batch: it counts once.
+    steps.push(insertStatement("LedgerPayment", ledgerPaymentRow(networkPassphrase, account, record, counts ? payment.id : null, now)));
+    if (!counts) {
+      outcomes.push("unmatched");
+      continue;
+    }
+    const credit = credits.get(payment.id) ?? { payment, amount: 0n, completedBy: null };
+    credit.amount += record.amount;
+    credits.set(payment.id, credit);
+    const open = payment.status === "pending" || payment.status === "expired";
+    if (!open || credit.completedBy) outcomes.push("credited");
+    else if (payment.amountReceived + credit.amount < payment.amount) outcomes.push("partial");
+    else {
+      credit.completedBy = record;
+      outcomes.push("completed");
+    }
+  }
 
-    for (const { payment, amount, completedBy } of credits.values()) {
-      const amountReceived = payment.amountReceived + amount;
-      if (!completedBy) {
-        await tx.payment.update({ where: { id: payment.id }, data: { amountReceived: { increment: amount }, updatedAt: now } });
-        continue;
-      }
-      await completePayment(tx, deps, payment, {
-        txHash: completedBy.txHash,
-        payerAddress: completedBy.from,
-        paidAsset: completedBy.sourceAsset ?? completedBy.asset,
-        amountReceived,
-        late: payment.status === "expired",
+  const completing = [...credits.values()].filter((c) => c.completedBy).map((c) => c.payment.id);
+  const relations = await loadCompletionRelations(deps.db, completing);
+  for (const { payment, amount, completedBy } of credits.values()) {
+    if (!completedBy) {
+      steps.push({
+        text: `UPDATE "Payment" SET "amountReceived" = "amountReceived" + $2, "updatedAt" = $3 WHERE "id" = $1`,
+        params: [payment.id, amount, now],
       });
+      continue;
     }
-    await tx.ledgerCursor.upsert({
-      where: { networkPassphrase_account: { networkPassphrase, account } },
-      create: { networkPassphrase, account, cursor: last.pagingToken },
-      update: { cursor: last.pagingToken },
+    // From the status it was read in only: one completed or expired meanwhile fails the batch.
+    appendCompletion(steps, deps, payment.id, relations.get(payment.id)!, {
+      txHash: completedBy.txHash,
+      payerAddress: completedBy.from,
+      paidAsset: completedBy.sourceAsset ?? completedBy.asset,
+      received: amount,
+      late: payment.status === "expired",
     });
-    return outcomes;
+  }
+  steps.push({
+    text: `INSERT INTO "LedgerCursor" ("networkPassphrase", "account", "cursor", "updatedAt") VALUES ($1, $2, $3, $4)
+      ON CONFLICT ("networkPassphrase", "account") DO UPDATE SET "cursor" = excluded."cursor", "updatedAt" = excluded."updatedAt"`,
+    params: [networkPassphrase, account, last.pagingToken, now],
   });
+  await sql.batch(steps);
+  return outcomes;
 }
 
 function ledgerPaymentRow(networkPassphrase: string, account: string, record: LedgerPaymentRecord, paymentId: string | null, now: Date) {

@@ -1,18 +1,24 @@
 // The moves of a payment after creation that other resources follow: completion (manual or verified
-// on the ledger) and expiry. Each runs inside the caller's transaction and carries the change to the
-// payment's checkout session and invoice, with every event in the same outbox transaction. The
-// updates are conditional on the current status, so two concurrent movers cannot both win: the
-// loser gets 409 and its transaction rolls back.
-import type { Payment } from "../../generated/sqlite/client.ts";
-import { type Deps, type ServiceContext, inScope } from "../../context.ts";
-import type { Tx } from "../../db/client.ts";
+// on the ledger) and expiry. Each carries the change to the payment's checkout session and invoice,
+// with every event in the same outbox transaction. The updates are conditional on the current
+// status, so two concurrent movers cannot both win: the loser gets 409 and changes nothing.
+//
+// Completion is the ledger streamer's hot path, which completes a whole page of payments in one
+// transaction: it is written as prepared statements (db/direct-sql.ts says why) that the caller
+// appends to its batch. Expiry runs inside the caller's Prisma transaction.
+import type { CheckoutSession, Invoice, InvoiceItem, Payment } from "../../generated/sqlite/client.ts";
+import { type Deps, type ServiceContext, isInScope } from "../../context.ts";
+import { type Db, type Tx, directSql } from "../../db/client.ts";
+import { type BatchStep, type StatementResult, inJsonArray, insertStatement, rowConverter } from "../../db/direct-sql.ts";
+import { hotReads } from "../../db/hot-reads.ts";
 import { conflict, notFound } from "../../errors.ts";
 import type { Asset } from "../../shared/assets.ts";
-import { recordEvent } from "../events/events.service.ts";
+import { type EventType, eventRow, recordEvent } from "../events/events.service.ts";
 import { checkoutSessionJson } from "../checkout-sessions/checkout-sessions.view.ts";
-import { invoiceInclude, invoiceJson } from "../invoices/invoices.view.ts";
+import { invoiceJson } from "../invoices/invoices.view.ts";
 import type { CompletePaymentInput } from "./payments.inputs.ts";
 import { recordPaymentEvent } from "./payments.service.ts";
+import { paymentJson } from "./payments.view.ts";
 
 type MoveDeps = Pick<Deps, "clock" | "ids" | "config">;
 
@@ -22,8 +28,8 @@ export interface CompletionDetails {
   payerAddress?: string | null;
   /** the asset the payer actually paid with */
   paidAsset?: Asset | null;
-  /** stroops received so far; absent leaves the stored figure as it is */
-  amountReceived?: bigint;
+  /** stroops that arrived with this completion, added to amount_received */
+  received?: bigint;
   /**
    * The payment was verified on the ledger after it expired (decisions: expired -> completed, late).
    * With it, an expired payment completes too and is marked `late`; a pending one completes normally.
@@ -31,61 +37,135 @@ export interface CompletionDetails {
   late?: boolean;
 }
 
-/**
- * Moves `payment` to `completed` (from `pending`, or from `expired` when `details.late`), sets
- * `confirmed_at` and the given ledger details, writes `payment.completed`; moves its checkout session
- * to `complete` (`checkout.session.completed`) and its open invoice to `paid` with `paid_at`
- * (`invoice.paid`). Any other move: 409 "Payment is not pending". Returns the completed payment.
- * A voided invoice stays void: the payment still records the money that arrived.
- */
-export async function completePayment(
-  tx: Tx,
-  deps: MoveDeps,
-  payment: Pick<Payment, "id">,
-  details: CompletionDetails = {},
-): Promise<Payment> {
-  const now = deps.clock.now();
-  const data = {
-    status: "completed",
-    confirmedAt: now,
-    updatedAt: now,
-    ...(details.txHash != null && { txHash: details.txHash }),
-    ...(details.payerAddress != null && { payerAddress: details.payerAddress }),
-    ...(details.paidAsset != null && { paidAssetCode: details.paidAsset.code, paidAssetIssuer: details.paidAsset.issuer }),
-    ...(details.amountReceived !== undefined && { amountReceived: details.amountReceived }),
-  };
-  let { count } = await tx.payment.updateMany({ where: { id: payment.id, status: "pending" }, data });
-  if (count === 0 && details.late) {
-    ({ count } = await tx.payment.updateMany({ where: { id: payment.id, status: "expired" }, data: { ...data, late: true } }));
+/** What a completion carries its change to, read before the batch that writes it. */
+export interface CompletionRelations {
+  session: CheckoutSession | null;
+  /** the payment's invoice if it is open: only an open invoice becomes paid */
+  openInvoice: (Invoice & { items: InvoiceItem[] }) | null;
+}
+
+const toPayment = rowConverter<Payment>("Payment");
+const toSession = rowConverter<CheckoutSession>("CheckoutSession");
+const toInvoice = rowConverter<Invoice>("Invoice");
+const toInvoiceItem = rowConverter<InvoiceItem>("InvoiceItem");
+
+/** The checkout sessions and open invoices of `paymentIds`, by payment id. */
+export async function loadCompletionRelations(db: Db, paymentIds: string[]): Promise<Map<string, CompletionRelations>> {
+  const relations = new Map<string, CompletionRelations>(paymentIds.map((id) => [id, { session: null, openInvoice: null }]));
+  if (paymentIds.length === 0) return relations;
+  const sql = directSql(db);
+  const ids = JSON.stringify(paymentIds);
+  const [sessions, invoices] = await Promise.all([
+    sql.all(`SELECT * FROM "CheckoutSession" WHERE "paymentId" ${inJsonArray(sql.dialect, 1)}`, [ids]),
+    sql.all(`SELECT * FROM "Invoice" WHERE "paymentId" ${inJsonArray(sql.dialect, 1)} AND "status" = 'open'`, [ids]),
+  ]);
+  for (const session of sessions.map((row) => toSession(row)!)) relations.get(session.paymentId)!.session = session;
+  if (invoices.length === 0) return relations;
+  const invoiceIds = JSON.stringify(invoices.map((row) => row.id));
+  const items = (
+    await sql.all(`SELECT * FROM "InvoiceItem" WHERE "invoiceId" ${inJsonArray(sql.dialect, 1)} ORDER BY "position"`, [invoiceIds])
+  ).map((row) => toInvoiceItem(row)!);
+  for (const invoice of invoices.map((row) => toInvoice(row)!)) {
+    relations.get(invoice.paymentId!)!.openInvoice = { ...invoice, items: items.filter((item) => item.invoiceId === invoice.id) };
   }
-  if (count === 0) throw conflict("Payment is not pending");
+  return relations;
+}
 
-  const completed = await tx.payment.findUniqueOrThrow({ where: { id: payment.id } });
-  await recordPaymentEvent(tx, deps, completed, "payment.completed");
+/**
+ * Appends to `steps` the statements that move `paymentId` to `completed` (from `pending`, or from
+ * `expired` when `details.late`), set `confirmed_at` and the given ledger details and write
+ * `payment.completed`; move its checkout session to `complete` (`checkout.session.completed`) and
+ * its open invoice to `paid` with `paid_at` (`invoice.paid`). Any other move fails the batch with
+ * 409 "Payment is not pending". A voided invoice stays void: the payment still records the money.
+ * Returns how to read the completed payment from the batch's results.
+ *
+ * Events are built from the rows the updates return, so their snapshots are what was written.
+ * `relations` decides which updates there are: should one no longer apply when the batch runs (its
+ * row moved meanwhile), the batch fails with 409 and changes nothing.
+ */
+export function appendCompletion(
+  steps: BatchStep[],
+  deps: MoveDeps,
+  paymentId: string,
+  relations: CompletionRelations,
+  details: CompletionDetails = {},
+): (results: StatementResult[]) => Payment {
+  const now = deps.clock.now();
+  const { publicUrl } = deps.config;
+  const movedMeanwhile = { changes: 1, error: () => conflict("Payment changed while it was being completed") };
+  const event = (row: { id: string; organizationId: string; environment: string }, type: EventType, data: unknown) =>
+    insertStatement("Event", eventRow(deps, row, { type, resourceId: row.id, data }));
 
-  const session = await tx.checkoutSession.findUnique({ where: { paymentId: completed.id } });
+  const paymentAt = steps.length;
+  // A paid asset replaces both columns (XLM's issuer is null). SET reads the row as it was, so
+  // `late` is set exactly when the payment was expired.
+  steps.push({
+    text: `UPDATE "Payment" SET "status" = 'completed', "confirmedAt" = $2, "updatedAt" = $2,
+      "txHash" = COALESCE($3, "txHash"), "payerAddress" = COALESCE($4, "payerAddress"),
+      "paidAssetCode" = COALESCE($5, "paidAssetCode"), "paidAssetIssuer" = CASE WHEN $5 IS NULL THEN "paidAssetIssuer" ELSE $6 END,
+      "amountReceived" = "amountReceived" + $7, "late" = ("late" OR "status" = 'expired')
+      WHERE "id" = $1 AND "status" IN ('pending', $8) RETURNING *`,
+    params: [
+      paymentId,
+      now,
+      details.txHash ?? null,
+      details.payerAddress ?? null,
+      details.paidAsset?.code ?? null,
+      details.paidAsset?.issuer ?? null,
+      details.received ?? 0n,
+      details.late ? "expired" : "pending",
+    ],
+    expect: { changes: 1, error: () => conflict("Payment is not pending") },
+  });
+  // rowConverter converts in place and leaves converted values as they are: reading twice is safe.
+  const completed = (results: StatementResult[]) => toPayment(results[paymentAt]!.rows[0])!;
+  steps.push((before) => {
+    const payment = completed(before);
+    return event(payment, "payment.completed", paymentJson(payment, publicUrl));
+  });
+
+  const { session, openInvoice } = relations;
+  let sessionAfter = (_results: StatementResult[]) => session;
   if (session && session.status !== "complete") {
-    const updated = await tx.checkoutSession.update({ where: { id: session.id }, data: { status: "complete", updatedAt: now } });
-    await recordEvent(tx, deps, updated, {
-      type: "checkout.session.completed",
-      resourceId: updated.id,
-      data: checkoutSessionJson({ ...updated, payment: completed }, deps.config.publicUrl),
+    const sessionAt = steps.length;
+    steps.push({
+      text: `UPDATE "CheckoutSession" SET "status" = 'complete', "updatedAt" = $2 WHERE "id" = $1 AND "status" <> 'complete' RETURNING *`,
+      params: [session.id, now],
+      expect: movedMeanwhile,
+    });
+    sessionAfter = (results) => toSession(results[sessionAt]!.rows[0]);
+    steps.push((before) => {
+      const updated = sessionAfter(before)!;
+      return event(updated, "checkout.session.completed", checkoutSessionJson({ ...updated, payment: completed(before) }, publicUrl));
     });
   }
 
-  const paid = await tx.invoice.updateMany({
-    where: { paymentId: completed.id, status: "open" },
-    data: { status: "paid", paidAt: now, updatedAt: now },
-  });
-  if (paid.count > 0) {
-    const invoice = await tx.invoice.findUniqueOrThrow({ where: { paymentId: completed.id }, include: invoiceInclude });
-    await recordEvent(tx, deps, invoice, {
-      type: "invoice.paid",
-      resourceId: invoice.id,
-      data: invoiceJson(invoice, deps.config.publicUrl),
+  if (openInvoice) {
+    const invoiceAt = steps.length;
+    steps.push({
+      text: `UPDATE "Invoice" SET "status" = 'paid', "paidAt" = $2, "updatedAt" = $2 WHERE "id" = $1 AND "status" = 'open' RETURNING *`,
+      params: [openInvoice.id, now],
+      expect: movedMeanwhile,
+    });
+    steps.push((before) => {
+      // An invoice's checkout session is its payment's (finalizeInvoice creates them together).
+      const paid = { ...toInvoice(before[invoiceAt]!.rows[0])!, items: openInvoice.items, payment: completed(before), checkoutSession: sessionAfter(before) };
+      return event(paid, "invoice.paid", invoiceJson(paid, publicUrl));
     });
   }
   return completed;
+}
+
+/** Completes one payment in a batch of its own (see appendCompletion). Returns the completed payment. */
+export async function completePayment(
+  deps: MoveDeps & Pick<Deps, "db">,
+  payment: Pick<Payment, "id">,
+  details: CompletionDetails = {},
+): Promise<Payment> {
+  const relations = await loadCompletionRelations(deps.db, [payment.id]);
+  const steps: BatchStep[] = [];
+  const completed = appendCompletion(steps, deps, payment.id, relations.get(payment.id)!, details);
+  return completed(await directSql(deps.db).batch(steps));
 }
 
 /**
@@ -117,7 +197,7 @@ export async function expirePayment(tx: Tx, deps: MoveDeps, payment: Pick<Paymen
 
 /** REST `POST /payments/{id}/complete` and GraphQL `markPaymentCompleted`: pending -> completed. */
 export async function markPaymentCompleted(ctx: ServiceContext, id: string, input: CompletePaymentInput): Promise<Payment> {
-  const payment = await ctx.db.payment.findFirst({ where: { id, ...inScope(ctx.scope) }, select: { id: true } });
-  if (!payment) throw notFound();
-  return ctx.db.$transaction((tx) => completePayment(tx, ctx, payment, { txHash: input.tx_hash, payerAddress: input.payer_address }));
+  const payment = await hotReads(ctx.db).paymentById(id);
+  if (!payment || !isInScope(payment, ctx.scope)) throw notFound();
+  return completePayment(ctx, payment, { txHash: input.tx_hash, payerAddress: input.payer_address });
 }
