@@ -34,7 +34,15 @@ const toInvoiceItem = rowConverter<InvoiceItem>("InvoiceItem");
 const toCheckoutSession = rowConverter<CheckoutSession>("CheckoutSession");
 
 
+const readers = new WeakMap<Db, ReturnType<typeof createHotReads>>();
+
 export function hotReads(db: Db) {
+  let reads = readers.get(db);
+  if (!reads) readers.set(db, (reads = createHotReads(db)));
+  return reads;
+}
+
+function createHotReads(db: Db) {
   const sql = directSql(db);
   return {
     apiKeyByHash: async (hash: string) => toApiKey((await sql.all(`SELECT * FROM "ApiKey" WHERE "hash" = $1`, [hash]))[0]),
