@@ -12,7 +12,7 @@ import { createCheckoutPages } from "./modules/checkout/checkout.pages.ts";
 import { checkoutSessionRoutes } from "./modules/checkout-sessions/checkout-sessions.rest.ts";
 import { customerRoutes } from "./modules/customers/customers.rest.ts";
 import { invoiceRoutes } from "./modules/invoices/invoices.rest.ts";
-import { handlePaymentLinkVisit } from "./modules/payment-links/payment-links.public.ts";
+import { handlePaymentLinkVisit, paymentLinkIdOf } from "./modules/payment-links/payment-links.public.ts";
 import { paymentLinkRoutes } from "./modules/payment-links/payment-links.rest.ts";
 import { paymentRoutes } from "./modules/payments/payments.rest.ts";
 import { webhookDeliveryRoutes } from "./modules/webhook-deliveries/webhook-deliveries.rest.ts";
@@ -63,36 +63,40 @@ export function buildApp(deps: AppDeps): App {
     if (path === "/health") return jsonResponse(200, { ok: true });
     const simulated = ledger.handleSimulated(request, path);
     if (simulated) return simulated;
-    const linkVisit = await handlePaymentLinkVisit(deps, request, url);
-    if (linkVisit) return linkVisit;
+    const linkId = paymentLinkIdOf(path);
+    if (linkId) return toFetchResponse(await handlePaymentLinkVisit(deps, request.method, linkId));
     const checkoutPage = await checkoutPages(request, url);
     if (checkoutPage) return checkoutPage;
     return jsonResponse(404, { error: "Not found" });
   }
 
-  // A write may have committed an outbox event: the webhook worker looks now rather than at its next poll.
-  const wakeAfterWrite = (method: string | undefined) => {
-    if (method !== "GET" && method !== "HEAD") webhooks.wake();
+  // A write may have committed an outbox event: the webhook worker looks now rather than at its next
+  // poll. Writes: every method but GET and HEAD, and a payment link visit (it opens a session).
+  const wakeAfterWrite = (method = "GET", path: string) => {
+    if ((method !== "GET" && method !== "HEAD") || paymentLinkIdOf(path)) webhooks.wake();
   };
   const otherDoors = createServerAdapter(fetch);
 
   return {
     async fetch(request) {
       const response = await fetch(request);
-      wakeAfterWrite(request.method);
+      wakeAfterWrite(request.method, new URL(request.url).pathname);
       return response;
     },
     listener(req, res) {
-      if (!isApiPath(req.url?.split("?", 1)[0] ?? "")) {
-        res.once("finish", () => wakeAfterWrite(req.method));
+      const path = req.url?.split("?", 1)[0] ?? "";
+      const linkId = paymentLinkIdOf(path);
+      if (!isApiPath(path) && !linkId) {
+        res.once("finish", () => wakeAfterWrite(req.method, path));
         void otherDoors(req, res);
         return;
       }
-      void rest(apiRequestFromNode(req))
+      const answer = linkId ? handlePaymentLinkVisit(deps, req.method ?? "GET", linkId) : rest(apiRequestFromNode(req));
+      void answer
         .catch((error: unknown) => errorResponse(error, deps.logger))
         .then((response) => {
           sendNode(res, response);
-          wakeAfterWrite(req.method);
+          wakeAfterWrite(req.method, path);
         });
     },
     webhooks,

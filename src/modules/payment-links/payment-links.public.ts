@@ -3,6 +3,7 @@
 // only plink_ paths and returns null for everything else.
 import type { AppDeps } from "../../app.ts";
 import { DomainError } from "../../errors.ts";
+import type { ApiResponse } from "../../rest/transport.ts";
 import { visitPaymentLink } from "./payment-links.service.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
 
@@ -11,28 +12,33 @@ const LINK_PATH = /^\/c\/(plink_[0-9A-Za-z]{1,64})\/?$/;
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-function htmlPage(status: number, title: string, message: string): Response {
+function htmlPage(status: number, title: string, message: string): ApiResponse {
   const body = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title></head>
 <body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 4rem auto; padding: 0 1rem">
 <h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>
 `;
-  return new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } });
+  return { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body };
 }
 
-/** The answer to a payment link visit, or null when the path is not a payment link's. */
-export async function handlePaymentLinkVisit(deps: AppDeps, request: Request, url: URL): Promise<Response | null> {
-  const match = LINK_PATH.exec(url.pathname);
-  if (!match) return null;
+/** The payment link id of a visit's path, or null when the path is not a payment link's. */
+export const paymentLinkIdOf = (path: string) => LINK_PATH.exec(path)?.[1] ?? null;
+
+/**
+ * The answer to a visit of payment link `linkId`. Served straight from node:http like /api/v1: a
+ * link shared on a busy page is visited as often as the API is called.
+ */
+export async function handlePaymentLinkVisit(deps: AppDeps, method: string, linkId: string): Promise<ApiResponse> {
   // Only GET: every visit creates a session, so nothing else may trigger one.
-  if (request.method !== "GET") return new Response(null, { status: 405, headers: { allow: "GET" } });
+  if (method !== "GET") return { status: 405, headers: { allow: "GET", "content-type": "text/plain" }, body: "" };
   try {
-    const session = await visitPaymentLink(deps, match[1]!);
-    return new Response(null, {
+    const session = await visitPaymentLink(deps, linkId);
+    return {
       status: 303,
-      headers: { location: checkoutSessionUrl(deps.config.publicUrl, session.id), "cache-control": "no-store" },
-    });
+      headers: { location: checkoutSessionUrl(deps.config.publicUrl, session.id), "cache-control": "no-store", "content-type": "text/plain" },
+      body: "",
+    };
   } catch (error) {
     if (error instanceof DomainError && error.httpStatus === 410) {
       return htmlPage(410, "Payment link inactive", "This payment link is inactive. Please contact the merchant.");
