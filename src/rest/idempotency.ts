@@ -4,7 +4,10 @@
 // work, on SQLite and PostgreSQL alike; concurrent duplicates wait for its stored response.
 // 5xx outcomes are not stored (the record is released) so that a retry can succeed.
 import { createHash } from "node:crypto";
+import type { IdempotencyRecord } from "../generated/sqlite/client.ts";
 import type { Deps } from "../context.ts";
+import { directSql } from "../db/client.ts";
+import { rowConverter } from "../db/direct-sql.ts";
 import { badRequest, conflict } from "../errors.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
@@ -33,7 +36,6 @@ export function checkIdempotencyKey(key: string): string {
 
 export const requestFingerprint = (...parts: string[]) => createHash("sha256").update(parts.join("\n")).digest("hex");
 
-const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === "P2002";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -45,16 +47,26 @@ export async function runIdempotently(
   request: IdempotentRequest,
   execute: () => Promise<StoredResponse>,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
-  const id = { apiKeyId_key: { apiKeyId: request.apiKeyId, key: request.key } };
+  // Every POST with a key passes here: prepared statements, as on the other hot paths (direct-sql.ts).
+  const sql = directSql(deps.db);
+  const key = [request.apiKeyId, request.key];
   const waitStarted = Date.now();
   let pause = 5;
   for (;;) {
-    if (await claim(deps, request)) break;
-    const existing = await deps.db.idempotencyRecord.findUnique({ where: id });
+    const [claimed] = await sql.batch([
+      {
+        text: `INSERT INTO "IdempotencyRecord" ("apiKeyId", "key", "requestHash", "createdAt") VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+        params: [...key, request.requestHash, deps.clock.now()],
+      },
+    ]);
+    if (claimed!.changes === 1) break;
+    const existing = toRecord((await sql.all(`SELECT * FROM "IdempotencyRecord" WHERE "apiKeyId" = $1 AND "key" = $2`, key))[0]);
     if (!existing) continue; // the first request released the key (5xx): claim it again
     const age = deps.clock.now().getTime() - existing.createdAt.getTime();
     if (age >= IDEMPOTENCY_TTL_MS || (existing.statusCode === null && age >= ABANDONED_AFTER_MS)) {
-      await deps.db.idempotencyRecord.deleteMany({ where: { ...id.apiKeyId_key, createdAt: existing.createdAt } });
+      await sql.batch([
+        { text: `DELETE FROM "IdempotencyRecord" WHERE "apiKeyId" = $1 AND "key" = $2 AND "createdAt" = $3`, params: [...key, existing.createdAt] },
+      ]);
       continue;
     }
     if (existing.requestHash !== request.requestHash) {
@@ -70,35 +82,30 @@ export async function runIdempotently(
     pause = Math.min(pause * 2, 100);
   }
 
+  const release = () =>
+    sql
+      .batch([{ text: `DELETE FROM "IdempotencyRecord" WHERE "apiKeyId" = $1 AND "key" = $2 AND "statusCode" IS NULL`, params: key }])
+      .catch(() => undefined); // the original failure matters more; an orphan is taken over later
   let response: StoredResponse;
   try {
     response = await execute();
   } catch (error) {
-    await release(deps, request);
+    await release();
     throw error;
   }
-  if (response.status >= 500) await release(deps, request);
-  else await deps.db.idempotencyRecord.update({ where: id, data: { statusCode: response.status, responseBody: response.body } });
+  if (response.status >= 500) await release();
+  else {
+    await sql.batch([
+      {
+        text: `UPDATE "IdempotencyRecord" SET "statusCode" = $3, "responseBody" = $4 WHERE "apiKeyId" = $1 AND "key" = $2`,
+        params: [...key, response.status, response.body],
+      },
+    ]);
+  }
   return { response, replayed: false };
 }
 
-async function claim(deps: Pick<Deps, "db" | "clock">, request: IdempotentRequest): Promise<boolean> {
-  try {
-    await deps.db.idempotencyRecord.create({
-      data: { apiKeyId: request.apiKeyId, key: request.key, requestHash: request.requestHash, createdAt: deps.clock.now() },
-    });
-    return true;
-  } catch (error) {
-    if (isUniqueViolation(error)) return false;
-    throw error;
-  }
-}
-
-async function release(deps: Pick<Deps, "db">, request: IdempotentRequest) {
-  await deps.db.idempotencyRecord
-    .deleteMany({ where: { apiKeyId: request.apiKeyId, key: request.key, statusCode: null } })
-    .catch(() => undefined); // the original failure matters more; an orphan is taken over later
-}
+const toRecord = rowConverter<IdempotencyRecord>("IdempotencyRecord");
 
 /** Deletes records past their 24 h; for a periodic worker (expired ones are also replaced on reuse). */
 export async function deleteExpiredIdempotencyRecords(deps: Pick<Deps, "db" | "clock">): Promise<number> {
