@@ -1,9 +1,11 @@
 // Webhook delivery end to end: a real receiver on 127.0.0.1 checks every request with its own HMAC
 // code and with the Standard Webhooks algorithm; retries follow the configured schedule on a test
-// clock; crashes resend; several workers never double-send.
+// clock; crashes resend; several workers never double-send; a worker whose lease was taken over
+// records nothing over the worker that took it.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordEvent } from "../src/modules/events/events.service.ts";
+import { deliveryBody } from "../src/webhooks/delivery-body.ts";
 import { sendWebhookRequest } from "../src/webhooks/http-sender.ts";
 import { WebhookDispatcher } from "../src/webhooks/dispatcher.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
@@ -278,6 +280,47 @@ describe("safety", () => {
     const deliveries = await t.database.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
     expect(deliveries.map((d) => [d.status, d.attemptCount])).toEqual(Array(30).fill(["succeeded", 1]));
   });
+
+  it("lets only the worker that took over a lapsed lease record the attempt, and still records the rest", async () => {
+    const own = await t.createMerchant();
+    const endpoint = await createEndpoint("/takeover", ["payment.created"], own.sandboxKey);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // A worker whose results stay unrecorded until the gate opens.
+    const slow = new WebhookDispatcher({
+      ...t.deps,
+      send: async (request) => {
+        const response = await sendWebhookRequest(request);
+        await gate;
+        return response;
+      },
+    });
+    const lease = t.config.webhookTimeoutMs + 30_000;
+    await createPayment(own.sandboxKey);
+    const first = slow.runOnce();
+    await receiver.waitFor("/takeover", 1);
+    t.clock.advance(10_000);
+    await createPayment(own.sandboxKey);
+    const second = slow.runOnce();
+    await receiver.waitFor("/takeover", 2);
+    // The first lease has lapsed, the second has not: another worker takes over the first only.
+    t.clock.advance(lease - 10_000 + 1000);
+    await new WebhookDispatcher(t.deps).runOnce();
+    const requests = receiver.at("/takeover");
+    expect(requests).toHaveLength(3);
+    const [takenOver, kept] = [header(requests[0]!, "service-delivery-id"), header(requests[1]!, "service-delivery-id")];
+    expect(header(requests[2]!, "service-delivery-id")).toBe(takenOver);
+
+    // Both late results are recorded as one group; one of its rows is no longer the slow worker's.
+    release();
+    await Promise.all([first, second]);
+    const deliveries = await t.database.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id }, include: { attempts: true } });
+    expect(deliveries.map((d) => d.id).sort()).toEqual([takenOver, kept].sort());
+    for (const delivery of deliveries) {
+      expect(delivery).toMatchObject({ status: "succeeded", attemptCount: 1, leaseUntil: null, responseCode: 200 });
+      expect(delivery.attempts.map((a) => a.number)).toEqual([1]);
+    }
+  });
 });
 
 describe("secret rotation", () => {
@@ -303,5 +346,110 @@ describe("secret rotation", () => {
     expect(header(after, "service-signature")).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(serviceSignatureSigners(after, [newSecret, endpoint.secret])).toEqual([newSecret]);
     expect(standardWebhooksSigners(after, [newSecret, endpoint.secret])).toEqual([newSecret]);
+  });
+});
+
+describe("fan-out at scale", () => {
+  it("gives every endpoint each event it subscribed to exactly once, across cycles of many events", async () => {
+    const owner = await t.createMerchant();
+    const stranger = await t.createMerchant();
+    const all = await createEndpoint("/many-all", ["*"], owner.sandboxKey);
+    const created = await createEndpoint("/many-created", ["payment.created"], owner.sandboxKey);
+    const paid = await createEndpoint("/many-paid", ["invoice.paid", "payment.completed"], owner.sandboxKey);
+    const disabled = await createEndpoint("/many-disabled", ["*"], owner.sandboxKey);
+    await t.api("POST", `/webhook-endpoints/${disabled.id}`, { key: owner.sandboxKey, body: { enabled: false } });
+    const deleted = await createEndpoint("/many-deleted", ["*"], owner.sandboxKey);
+    await t.api("DELETE", `/webhook-endpoints/${deleted.id}`, { key: owner.sandboxKey });
+    const other = await createEndpoint("/many-other", ["*"], stranger.sandboxKey);
+
+    const types = ["payment.created", "invoice.paid", "payment.completed"] as const;
+    const events = await t.database.db.$transaction(async (tx) => {
+      const recorded = [];
+      for (let i = 0; i < 120; i++) {
+        const scope = { organizationId: i % 10 === 9 ? stranger.organizationId : owner.organizationId, environment: "sandbox" };
+        recorded.push(await recordEvent(tx, t.deps, scope, { type: types[i % 3]!, resourceId: `pay_${i}`, data: { n: i } }));
+      }
+      return recorded;
+    });
+    const worker = new WebhookDispatcher(t.deps, { batchSize: 25 });
+    for (;;) {
+      const { fannedOut, sent } = await worker.runOnce();
+      if (fannedOut === 0 && sent === 0) break;
+    }
+
+    const ownEvents = events.filter((e) => e.organizationId === owner.organizationId);
+    const expected = {
+      "/many-all": ownEvents,
+      "/many-created": ownEvents.filter((e) => e.type === "payment.created"),
+      "/many-paid": ownEvents.filter((e) => e.type !== "payment.created"),
+      "/many-other": events.filter((e) => e.organizationId === stranger.organizationId),
+      "/many-disabled": [],
+      "/many-deleted": [],
+    };
+    for (const [path, wanted] of Object.entries(expected)) {
+      const bodies = receiver.at(path).map((r) => r.rawBody);
+      expect(bodies.sort(), path).toEqual(wanted.map((e) => deliveryBody(e)).sort());
+    }
+    const counts = await t.database.db.webhookDelivery.groupBy({
+      by: ["endpointId", "status", "attemptCount"],
+      where: { endpointId: { in: [all.id, created.id, paid.id, disabled.id, deleted.id, other.id] } },
+      _count: true,
+    });
+    expect(counts.map((c) => [c.endpointId, c.status, c.attemptCount, c._count]).sort()).toEqual(
+      [
+        [all.id, "succeeded", 1, 108],
+        [created.id, "succeeded", 1, 36],
+        [paid.id, "succeeded", 1, 72],
+        [other.id, "succeeded", 1, 12],
+      ].sort(),
+    );
+  });
+
+  it("fails a delivery without sending it once its endpoint is disabled or deleted", async () => {
+    const disabled = await createEndpoint("/later-disabled", ["payment.created"]);
+    const deleted = await createEndpoint("/later-deleted", ["payment.created"]);
+    receiver.respond("/later-disabled", 500);
+    receiver.respond("/later-deleted", 500);
+    await createPayment();
+    await t.app.webhooks.runOnce();
+    await t.api("POST", `/webhook-endpoints/${disabled.id}`, { key: merchant.sandboxKey, body: { enabled: false } });
+    await t.api("DELETE", `/webhook-endpoints/${deleted.id}`, { key: merchant.sandboxKey });
+    t.clock.advance(t.config.webhookRetryDelaysSeconds[0]! * 1000);
+    await t.app.webhooks.runOnce();
+
+    expect(receiver.at("/later-disabled")).toHaveLength(1);
+    expect(receiver.at("/later-deleted")).toHaveLength(1);
+    for (const [endpoint, reason] of [
+      [disabled, "Endpoint is disabled"],
+      [deleted, "Endpoint was deleted"],
+    ] as const) {
+      const [delivery] = await t.database.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id }, include: { attempts: true } });
+      expect(delivery).toMatchObject({ status: "failed", attemptCount: 1, nextRetryAt: null, leaseUntil: null, lastError: reason });
+      expect(delivery!.attempts).toHaveLength(1);
+    }
+  });
+
+  it("keeps up with a burst of writes while running, woken by each, with little room in flight", async () => {
+    const own = await t.createMerchant();
+    const endpoint = await createEndpoint("/burst", ["payment.created"], own.sandboxKey);
+    // Polling so slow that only wakes (and finished sends making room) can drive it.
+    const worker = new WebhookDispatcher(t.deps, { pollMs: 3_600_000, batchSize: 3, maxInFlight: 2 });
+    worker.start();
+    try {
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          await createPayment(own.sandboxKey);
+          worker.wake();
+        }),
+      );
+      await receiver.waitFor("/burst", 20);
+    } finally {
+      await worker.stop();
+    }
+    const ids = receiver.at("/burst").map((r) => header(r, "service-delivery-id"));
+    expect(ids).toHaveLength(20);
+    expect(new Set(ids).size).toBe(20);
+    const deliveries = await t.database.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    expect(deliveries.map((d) => [d.status, d.attemptCount])).toEqual(Array(20).fill(["succeeded", 1]));
   });
 });

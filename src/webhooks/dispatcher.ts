@@ -3,10 +3,16 @@
 // FOR UPDATE SKIP LOCKED on PostgreSQL (SQLite has a single writer, and every claim is a conditional
 // UPDATE), and a claim is a lease, so a delivery whose worker died is taken over once the lease runs
 // out. The attempt is recorded after sending: a crash in between resends (at-least-once), never drops.
-import type { Event, Prisma, WebhookDelivery, WebhookEndpoint } from "../generated/sqlite/client.ts";
+//
+// Every API write wakes it, so it must cost the API little: its database work is prepared statements
+// (direct-sql.ts), not Prisma; a cycle with nothing to do is one read; fan-out and claim are one
+// batch, and recording results another, whatever the number of rows (they travel as one parameter);
+// and wakes that come while a cycle runs make one more cycle, not one each.
+import type { Event, WebhookDelivery, WebhookEndpoint } from "../generated/sqlite/client.ts";
+import type { Dialect } from "../config.ts";
 import type { Deps } from "../context.ts";
-import type { Tx } from "../db/client.ts";
-import { postgresSchema } from "../db/client.ts";
+import { directSql } from "../db/client.ts";
+import { type BatchStep, type DirectSql, type Row, type Statement, rowConverter } from "../db/direct-sql.ts";
 import type { Logger } from "../shared/logger.ts";
 import { signingSecrets, subscribedEvents } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 import { deliveryBody } from "./delivery-body.ts";
@@ -56,7 +62,56 @@ const RECORD_LINGER_MS = 20;
 /** Some deliveries of a grouped update were recorded by another worker: redo the batch row by row. */
 class TakenOverError extends Error {}
 
-const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const toEvent = rowConverter<Event>("Event");
+const toDelivery = rowConverter<WebhookDelivery>("WebhookDelivery");
+const toEndpoint = rowConverter<WebhookEndpoint>("WebhookEndpoint");
+
+/** Columns written from JSON rows, with their PostgreSQL types (SQLite takes the JSON values as they are). */
+const DELIVERY_COLUMNS = {
+  id: "text",
+  organizationId: "text",
+  environment: "text",
+  endpointId: "text",
+  eventId: "text",
+  eventType: "text",
+  status: "text",
+  nextRetryAt: "timestamp",
+  requestPayload: "text",
+  createdAt: "timestamp",
+  updatedAt: "timestamp",
+};
+const ATTEMPT_COLUMNS = {
+  deliveryId: "text",
+  number: "integer",
+  startedAt: "timestamp",
+  durationMs: "integer",
+  responseCode: "integer",
+  responseBody: "text",
+  error: "text",
+};
+
+/**
+ * Lists and rows of any length passed as one parameter, so each statement has one text and stays
+ * prepared: PostgreSQL takes arrays and json_to_recordset, SQLite JSON text and json_each.
+ */
+function bulkSql(dialect: Dialect) {
+  const pg = dialect === "postgresql";
+  return {
+    /** `column IN (...)`, the values given as `list(values)` in `param` */
+    in: (column: string, param: string) => (pg ? `${column} = ANY(${param})` : `${column} IN (SELECT value FROM json_each(${param}))`),
+    list: (values: (string | number)[]) => (pg ? values : JSON.stringify(values)),
+    /** INSERT of the rows given as `JSON.stringify(rows)` in $1 */
+    insert(table: string, columns: Record<string, string>) {
+      const names = Object.keys(columns);
+      const source = pg
+        ? `SELECT * FROM json_to_recordset($1::json) AS r(${names.map((n) => `"${n}" ${columns[n]}`).join(", ")})`
+        : `SELECT ${names.map((n) => `value ->> '${n}'`).join(", ")} FROM json_each($1)`;
+      return `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(", ")}) ${source}`;
+    },
+    /** a date inside a JSON row, as the dialect stores it (SQLite: Prisma's ISO text with +00:00) */
+    date: (date: Date) => (pg ? date.toISOString() : date.toISOString().replace("Z", "+00:00")),
+  };
+}
 
 export class WebhookDispatcher {
   private readonly send: WebhookSender;
@@ -65,13 +120,14 @@ export class WebhookDispatcher {
   private readonly maxInFlight: number;
   /** long enough to send (timeout) and record; after it another worker may take the delivery over */
   private readonly leaseMs: number;
-  /** raw SQL names the tables with the schema the Prisma client was opened on */
-  private readonly table: (name: string) => string;
+  private readonly sql: DirectSql;
+  private readonly bulk: ReturnType<typeof bulkSql>;
   private readonly inFlight = new Set<Promise<void>>();
   /** deliveries this process is sending: a lease that ran out under them is not taken again here */
   private readonly inFlightIds = new Set<string>();
   private running = false;
   private loop: Promise<void> | null = null;
+  /** Wakes during a cycle fold into this one flag: a burst of writes costs one more cycle, not one each. */
   private wakeRequested = false;
   private wakeUp: (() => void) | null = null;
   /** attempt results waiting to be written: recorded together, one transaction per batch */
@@ -87,16 +143,15 @@ export class WebhookDispatcher {
     this.batchSize = options.batchSize ?? 200;
     this.maxInFlight = options.maxInFlight ?? 256;
     this.leaseMs = deps.config.webhookTimeoutMs + 30_000;
-    const schema = deps.config.dialect === "postgresql" ? postgresSchema(deps.config.databaseUrl) : null;
-    this.table = (name) => (schema ? `${quoted(schema)}.${quoted(name)}` : quoted(name));
+    this.sql = directSql(deps.db);
+    this.bulk = bulkSql(this.sql.dialect);
   }
 
   /** One full cycle, waiting for every send it started: what tests call after moving the clock. */
   async runOnce(): Promise<CycleResult> {
-    const fannedOut = await this.fanOut();
-    const sends = await this.claimAndSend(this.batchSize);
+    const { deliveries, sends } = await this.cycle(this.batchSize);
     await Promise.all(sends);
-    return { fannedOut, sent: sends.length };
+    return { fannedOut: deliveries, sent: sends.length };
   }
 
   /** Tells the worker an event was committed (or a delivery made due): it runs now instead of at the next poll. */
@@ -122,17 +177,15 @@ export class WebhookDispatcher {
 
   private async runLoop(): Promise<void> {
     while (this.running) {
-      let busy = false;
+      let full = false;
       try {
         this.wakeRequested = false;
-        const fannedOut = await this.fanOut();
-        const capacity = this.maxInFlight - this.inFlight.size;
-        const started = capacity > 0 ? (await this.claimAndSend(Math.min(capacity, this.batchSize))).length : 0;
-        busy = fannedOut > 0 || started > 0;
+        ({ full } = await this.cycle(this.maxInFlight - this.inFlight.size));
       } catch (error) {
         this.deps.logger.error("webhook dispatcher cycle failed", { error });
       }
-      if (this.running && !busy) await this.idle();
+      // A cycle that took less than it could has left nothing behind: wait for a wake or the poll.
+      if (this.running && !full) await this.idle();
     }
   }
 
@@ -150,120 +203,136 @@ export class WebhookDispatcher {
     });
   }
 
-  /** Creates the deliveries of events not yet fanned out, and marks them, in one transaction. */
-  private async fanOut(): Promise<number> {
-    const { db, clock, ids } = this.deps;
-    // A plain read first: an idle poll opens no transaction.
-    if (!(await db.event.findFirst({ where: { fannedOutAt: null }, select: { seq: true } }))) return 0;
-    return db.$transaction(async (tx) => {
-      const events = await this.lockUnfannedEvents(tx);
-      if (events.length === 0) return 0;
-      const now = clock.now();
-      const { count } = await tx.event.updateMany({
-        where: { seq: { in: events.map((e) => e.seq) }, fannedOutAt: null },
-        data: { fannedOutAt: now },
-      });
-      // Another SQLite process got there first: let the transaction roll back and try again later.
-      if (count !== events.length) throw new Error("outbox events were fanned out concurrently");
-
-      const scopes = [...new Map(events.map((e) => [`${e.organizationId} ${e.environment}`, e])).values()];
-      const endpoints = await tx.webhookEndpoint.findMany({
-        where: {
-          enabled: true,
-          deletedAt: null,
-          OR: scopes.map((e) => ({ organizationId: e.organizationId, environment: e.environment })),
-        },
-      });
-      const rows: Prisma.WebhookDeliveryCreateManyInput[] = [];
-      for (const event of events) {
-        for (const endpoint of endpoints) {
-          if (endpoint.organizationId !== event.organizationId || endpoint.environment !== event.environment) continue;
-          const kinds = subscribedEvents(endpoint);
-          if (!kinds.includes("*") && !kinds.includes(event.type)) continue;
-          rows.push({
-            id: ids.newId("whd"),
-            organizationId: event.organizationId,
-            environment: event.environment,
-            endpointId: endpoint.id,
-            eventId: event.id,
-            eventType: event.type,
-            status: "pending",
-            nextRetryAt: now,
-            requestPayload: deliveryBody(event),
-            createdAt: now,
-            updatedAt: now,
-          });
-        }
-      }
-      if (rows.length > 0) await tx.webhookDelivery.createMany({ data: rows });
-      return rows.length;
-    });
-  }
-
-  private async lockUnfannedEvents(tx: Tx): Promise<Event[]> {
-    if (this.deps.config.dialect === "postgresql") {
-      const locked = await tx.$queryRawUnsafe<{ seq: number }[]>(
-        `SELECT seq FROM ${this.table("Event")} WHERE "fannedOutAt" IS NULL ORDER BY seq LIMIT ${this.batchSize} FOR UPDATE SKIP LOCKED`,
-      );
-      if (locked.length === 0) return [];
-      return tx.event.findMany({ where: { seq: { in: locked.map((r) => Number(r.seq)) } }, orderBy: { seq: "asc" } });
-    }
-    return tx.event.findMany({ where: { fannedOutAt: null }, orderBy: { seq: "asc" }, take: this.batchSize });
-  }
-
-  /** Leases up to `limit` due deliveries and starts sending them; the promises settle once recorded. */
-  private async claimAndSend(limit: number): Promise<Promise<void>[]> {
-    const ids = await this.claimDue(limit);
-    if (ids.length === 0) return [];
-    const fresh = ids.filter((id) => !this.inFlightIds.has(id));
-    const deliveries = await this.deps.db.webhookDelivery.findMany({ where: { id: { in: fresh } }, include: { endpoint: true } });
-    return deliveries.map((delivery) => {
-      this.inFlightIds.add(delivery.id);
-      const sending = this.deliver(delivery)
-        .catch((error) => this.deps.logger.error("webhook delivery could not be recorded", { deliveryId: delivery.id, error }))
-        .finally(() => {
-          this.inFlight.delete(sending);
-          this.inFlightIds.delete(delivery.id);
-          this.wake();
-        });
-      this.inFlight.add(sending);
-      return sending;
-    });
-  }
-
-  /** Due: pending, retry time reached, and nobody's lease running (a lapsed lease is a worker that died). */
-  private async claimDue(limit: number): Promise<string[]> {
-    const { db, clock, config } = this.deps;
-    const now = clock.now();
-    const leaseUntil = new Date(now.getTime() + this.leaseMs);
-    if (config.dialect === "postgresql") {
-      const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-        `UPDATE ${this.table("WebhookDelivery")} SET "leaseUntil" = $1::timestamp
-         WHERE id IN (
-           SELECT id FROM ${this.table("WebhookDelivery")}
-           WHERE status = 'pending' AND "nextRetryAt" <= $2::timestamp AND ("leaseUntil" IS NULL OR "leaseUntil" <= $2::timestamp)
-           ORDER BY "nextRetryAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-         RETURNING id`,
-        leaseUntil.toISOString(),
-        now.toISOString(),
-      );
-      return rows.map((r) => r.id);
-    }
-    // One conditional UPDATE: SQLite runs it atomically. Prisma stores SQLite dates as ISO text with
-    // "+00:00", so values in that same shape compare correctly as strings.
-    const sqliteDate = (date: Date) => date.toISOString().replace("Z", "+00:00");
-    const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-      `UPDATE ${this.table("WebhookDelivery")} SET "leaseUntil" = ?
-       WHERE id IN (
-         SELECT id FROM ${this.table("WebhookDelivery")}
-         WHERE status = 'pending' AND "nextRetryAt" <= ? AND ("leaseUntil" IS NULL OR "leaseUntil" <= ?)
-         ORDER BY "nextRetryAt" LIMIT ${limit})
-       RETURNING id`,
-      sqliteDate(leaseUntil),
-      sqliteDate(now),
-      sqliteDate(now),
+  /**
+   * One read says whether there is anything to do. If there is, fan-out and claim are one batch:
+   * one transaction (on SQLite one commit, whose sync is most of a write's cost), and the deliveries
+   * just created are claimed with it. `full`: a step took as much as it may, so more is probably waiting.
+   */
+  private async cycle(capacity: number): Promise<{ deliveries: number; sends: Promise<void>[]; full: boolean }> {
+    const now = this.deps.clock.now();
+    const [work] = await this.sql.all(
+      `SELECT EXISTS (SELECT 1 FROM "Event" WHERE "fannedOutAt" IS NULL) AS "events",
+         EXISTS (SELECT 1 FROM "WebhookDelivery" WHERE "status" = 'pending' AND "nextRetryAt" <= $1
+           AND ("leaseUntil" IS NULL OR "leaseUntil" <= $1)) AS "due"`,
+      [now],
     );
-    return rows.map((r) => r.id);
+    // PostgreSQL answers booleans, SQLite 0 or 1.
+    const events = Boolean(Number(work!.events));
+    const limit = Math.min(capacity, this.batchSize);
+    const claims = limit > 0 && (events || Boolean(Number(work!.due)));
+    if (!events && !claims) return { deliveries: 0, sends: [], full: false };
+
+    const fanOut = events ? this.fanOutSteps(now) : null;
+    const claim = claims ? this.claimSteps(now, limit) : null;
+    const results = await this.sql.batch([...(fanOut?.steps ?? []), ...(claim?.steps ?? [])]);
+    const fanned = fanOut?.result() ?? { events: 0, deliveries: 0 };
+    const claimed = claim?.result(results.at(-1)!.rows) ?? [];
+    const sends = claimed.filter((delivery) => !this.inFlightIds.has(delivery.id)).map((delivery) => this.startDelivery(delivery));
+    return { deliveries: fanned.deliveries, sends, full: fanned.events === this.batchSize || (limit > 0 && claimed.length === limit) };
+  }
+
+  /** Creates the deliveries of events not yet fanned out, and marks the events. */
+  private fanOutSteps(now: Date) {
+    const { ids } = this.deps;
+    let events: Event[] = [];
+    let deliveries: Record<keyof typeof DELIVERY_COLUMNS, string | null>[] = [];
+    const steps: BatchStep[] = [
+      // Ordered as the ("fannedOutAt", "seq") index is: by "seq" alone, PostgreSQL may walk the whole
+      // table in primary-key order looking for the few rows not fanned out yet.
+      {
+        text: `SELECT * FROM "Event" WHERE "fannedOutAt" IS NULL ORDER BY "fannedOutAt", "seq" LIMIT $1${this.sql.dialect === "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""}`,
+        params: [this.batchSize],
+      },
+      (before) => {
+        events = before.at(-1)!.rows.map((row) => toEvent(row)!);
+        return {
+          text: `UPDATE "Event" SET "fannedOutAt" = $1 WHERE ${this.bulk.in('"seq"', "$2")} AND "fannedOutAt" IS NULL`,
+          params: [now, this.bulk.list(events.map((e) => e.seq))],
+          // Another SQLite process got there first: roll back and try again later.
+          expect: { changes: events.length, error: () => new Error("outbox events were fanned out concurrently") },
+        };
+      },
+      () => ({
+        text: `SELECT * FROM "WebhookEndpoint" WHERE ${this.bulk.in('"organizationId"', "$1")} AND "enabled" AND "deletedAt" IS NULL`,
+        params: [this.bulk.list([...new Set(events.map((e) => e.organizationId))])],
+      }),
+      (before) => {
+        const endpoints = before.at(-1)!.rows.map((row) => toEndpoint(row)!);
+        const stamp = this.bulk.date(now);
+        deliveries = [];
+        for (const event of events) {
+          for (const endpoint of endpoints) {
+            if (endpoint.organizationId !== event.organizationId || endpoint.environment !== event.environment) continue;
+            const kinds = subscribedEvents(endpoint);
+            if (!kinds.includes("*") && !kinds.includes(event.type)) continue;
+            deliveries.push({
+              id: ids.newId("whd"),
+              organizationId: event.organizationId,
+              environment: event.environment,
+              endpointId: endpoint.id,
+              eventId: event.id,
+              eventType: event.type,
+              status: "pending",
+              nextRetryAt: stamp,
+              requestPayload: deliveryBody(event),
+              createdAt: stamp,
+              updatedAt: stamp,
+            });
+          }
+        }
+        return { text: this.bulk.insert("WebhookDelivery", DELIVERY_COLUMNS), params: [JSON.stringify(deliveries)] };
+      },
+    ];
+    return { steps, result: () => ({ events: events.length, deliveries: deliveries.length }) };
+  }
+
+  /**
+   * Leases up to `limit` due deliveries, with their endpoints as they are now. Due: pending, retry
+   * time reached, and nobody's lease running (a lapsed lease is a worker that died).
+   */
+  private claimSteps(now: Date, limit: number) {
+    const leaseUntil = new Date(now.getTime() + this.leaseMs);
+    let claimed: WebhookDelivery[] = [];
+    const steps: BatchStep[] = [
+      // One conditional UPDATE (SQLite runs it atomically; PostgreSQL skips rows another worker is claiming).
+      {
+        text: `UPDATE "WebhookDelivery" SET "leaseUntil" = $1
+          WHERE "id" IN (
+            SELECT "id" FROM "WebhookDelivery"
+            WHERE "status" = 'pending' AND "nextRetryAt" <= $2 AND ("leaseUntil" IS NULL OR "leaseUntil" <= $2)
+            ORDER BY "nextRetryAt" LIMIT $3${this.sql.dialect === "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""})
+          RETURNING *`,
+        params: [leaseUntil, now, limit],
+      },
+      (before) => {
+        claimed = before.at(-1)!.rows.map((row) => toDelivery(row)!);
+        return {
+          text: `SELECT * FROM "WebhookEndpoint" WHERE ${this.bulk.in('"id"', "$1")}`,
+          params: [this.bulk.list([...new Set(claimed.map((d) => d.endpointId))])],
+        };
+      },
+    ];
+    /** `endpointRows`: the rows of the last step */
+    const result = (endpointRows: Row[]): ClaimedDelivery[] => {
+      const endpoints = new Map(endpointRows.map((row) => [row.id as string, toEndpoint(row)!]));
+      return claimed.map((delivery) => ({ ...delivery, endpoint: endpoints.get(delivery.endpointId)! }));
+    };
+    return { steps, result };
+  }
+
+  private startDelivery(delivery: ClaimedDelivery): Promise<void> {
+    this.inFlightIds.add(delivery.id);
+    const sending = this.deliver(delivery)
+      .catch((error) => this.deps.logger.error("webhook delivery could not be recorded", { deliveryId: delivery.id, error }))
+      .finally(() => {
+        // Only a worker that had no room left has deliveries waiting for this one to end.
+        const wasFull = this.inFlight.size >= this.maxInFlight;
+        this.inFlight.delete(sending);
+        this.inFlightIds.delete(delivery.id);
+        if (wasFull) this.wake();
+      });
+    this.inFlight.add(sending);
+    return sending;
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
@@ -341,11 +410,11 @@ export class WebhookDispatcher {
   }
 
   private async writeAttempts(batch: QueuedRecord[], grouped: boolean): Promise<void> {
-    const { db, clock, config, logger } = this.deps;
+    const { clock, config, logger } = this.deps;
     const finishedAt = clock.now();
     const delays = config.webhookRetryDelaysSeconds;
-    const groups = new Map<string, { ids: string[]; attemptCount: number; data: Prisma.WebhookDeliveryUpdateManyMutationInput }>();
-    const attempts: Prisma.WebhookAttemptCreateManyInput[] = [];
+    const groups = new Map<string, { ids: string[]; attemptCount: number; values: unknown[] }>();
+    const attempts: Record<keyof typeof ATTEMPT_COLUMNS, string | number | null>[] = [];
     const seen = new Set<string>();
     for (const { delivery, attempt } of batch) {
       if (seen.has(delivery.id)) continue;
@@ -354,24 +423,19 @@ export class WebhookDispatcher {
       const succeeded = attempt.error === null;
       const retryIn = succeeded || number > delays.length ? null : delays[number - 1]! * 1000;
       const status = succeeded ? "succeeded" : retryIn === null ? "failed" : "pending";
-      const data = {
-        status,
-        attemptCount: number,
-        nextRetryAt: retryIn === null ? null : new Date(finishedAt.getTime() + retryIn),
-        responseCode: attempt.status,
-        responseBody: attempt.responseBody,
-        lastError: attempt.error,
-        leaseUntil: null,
-        updatedAt: finishedAt,
-      };
+      const nextRetryAt = retryIn === null ? null : new Date(finishedAt.getTime() + retryIn);
       const key = grouped ? JSON.stringify([number, status, retryIn, attempt.status, attempt.responseBody, attempt.error]) : delivery.id;
-      const group = groups.get(key) ?? { ids: [] as string[], attemptCount: delivery.attemptCount, data };
+      const group = groups.get(key) ?? {
+        ids: [],
+        attemptCount: delivery.attemptCount,
+        values: [status, number, nextRetryAt, attempt.status, attempt.responseBody, attempt.error, finishedAt],
+      };
       group.ids.push(delivery.id);
       groups.set(key, group);
       attempts.push({
         deliveryId: delivery.id,
         number,
-        startedAt: attempt.startedAt,
+        startedAt: this.bulk.date(attempt.startedAt),
         durationMs: attempt.durationMs,
         responseCode: attempt.status,
         responseBody: attempt.responseBody,
@@ -381,39 +445,34 @@ export class WebhookDispatcher {
         logger.info("webhook attempt failed", { deliveryId: delivery.id, attempt: number, deliveryStatus: status, error: attempt.error });
       }
     }
-    await db.$transaction(async (tx) => {
-      const dropped = new Set<string>();
-      for (const group of groups.values()) {
-        const { count } = await tx.webhookDelivery.updateMany({
-          where: { id: { in: group.ids }, attemptCount: group.attemptCount },
-          data: group.data,
-        });
-        if (count === group.ids.length) continue;
-        if (group.ids.length > 1) throw new TakenOverError();
-        dropped.add(group.ids[0]!);
-      }
-      const recorded = attempts.filter((a) => !dropped.has(a.deliveryId));
-      if (recorded.length > 0) await tx.webhookAttempt.createMany({ data: recorded });
+    const updates = [...groups.values()];
+    const steps: BatchStep[] = updates.map(
+      (group): Statement => ({
+        text: `UPDATE "WebhookDelivery" SET "status" = $1, "attemptCount" = $2, "nextRetryAt" = $3, "responseCode" = $4,
+            "responseBody" = $5, "lastError" = $6, "leaseUntil" = NULL, "updatedAt" = $7
+          WHERE ${this.bulk.in('"id"', "$8")} AND "attemptCount" = $9`,
+        params: [...group.values, this.bulk.list(group.ids), group.attemptCount],
+        ...(group.ids.length > 1 && { expect: { changes: group.ids.length, error: () => new TakenOverError() } }),
+      }),
+    );
+    steps.push((results) => {
+      // A lone result whose update touched nothing was recorded by the worker that took it over.
+      const dropped = new Set(updates.filter((_, i) => results[i]!.changes === 0).flatMap((group) => group.ids));
+      return {
+        text: this.bulk.insert("WebhookAttempt", ATTEMPT_COLUMNS),
+        params: [JSON.stringify(attempts.filter((a) => !dropped.has(a.deliveryId as string)))],
+      };
     });
+    await this.sql.batch(steps);
   }
 
   private async finishWithoutAttempt(delivery: ClaimedDelivery, reason: string): Promise<void> {
-    const now = this.deps.clock.now();
-    await this.deps.db.webhookDelivery.updateMany({
-      where: { id: delivery.id, attemptCount: delivery.attemptCount },
-      data: { status: "failed", nextRetryAt: null, lastError: reason, leaseUntil: null, updatedAt: now },
-    });
+    await this.sql.batch([
+      {
+        text: `UPDATE "WebhookDelivery" SET "status" = 'failed', "nextRetryAt" = NULL, "lastError" = $1, "leaseUntil" = NULL, "updatedAt" = $2
+          WHERE "id" = $3 AND "attemptCount" = $4`,
+        params: [reason, this.deps.clock.now(), delivery.id, delivery.attemptCount],
+      },
+    ]);
   }
 }
-
-/**
- * Wraps the app's handler so every write request wakes the dispatcher when it is answered: its
- * events are committed by then, and their first attempt need not wait for the next poll.
- */
-export const wakeAfterWrites =
-  (handler: (request: Request) => Promise<Response>, dispatcher: WebhookDispatcher) =>
-  async (request: Request): Promise<Response> => {
-    const response = await handler(request);
-    if (request.method !== "GET" && request.method !== "HEAD") dispatcher.wake();
-    return response;
-  };
