@@ -48,11 +48,11 @@ export function buildApp(deps: AppDeps): App {
     ...webhookEndpointRoutes,
     ...webhookDeliveryRoutes,
   ]);
-  const ledger = createLedger(deps);
+  const webhooks = new WebhookDispatcher(deps);
+  const ledger = createLedger(deps, () => webhooks.wake());
   const graphql = createGraphQLServer({ ...deps, ledger });
   const graphqlStream = createSseServer({ ...deps, ledger });
   const checkoutPages = createCheckoutPages(deps);
-  const webhooks = new WebhookDispatcher(deps);
 
   async function fetch(request: Request): Promise<Response> {
     const url = new URL(request.url);

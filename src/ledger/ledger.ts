@@ -35,7 +35,8 @@ export interface Ledger {
   stop(): Promise<void>;
 }
 
-export function createLedger(deps: Deps & { logger: Logger }): Ledger {
+/** `onEventsCommitted`: the streamer and the sweeper committed outbox events (the webhook worker wakes). */
+export function createLedger(deps: Deps & { logger: Logger }, onEventsCommitted?: () => void): Ledger {
   const { config } = deps;
   const simulated =
     config.ledger === "simulated"
@@ -65,8 +66,8 @@ export function createLedger(deps: Deps & { logger: Logger }): Ledger {
   }
 
   const locks = createAccountLocks(config, deps.logger);
-  const streamer = createLedgerStreamer(deps, { sourceFor, locks });
-  const sweeper = createExpirySweeper(deps);
+  const streamer = createLedgerStreamer(deps, { sourceFor, locks, onEventsCommitted });
+  const sweeper = createExpirySweeper(deps, { onEventsCommitted });
 
   return {
     sourceFor,

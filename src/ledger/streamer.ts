@@ -19,6 +19,8 @@ export interface StreamerOptions {
   /** how often the set of wallets is re-read */
   refreshMs?: number;
   backoff?: { initialMs: number; maxMs: number };
+  /** called after a page's outcomes committed events to the outbox (the webhook worker wakes) */
+  onEventsCommitted?: () => void;
 }
 
 interface AccountStream {
@@ -110,6 +112,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
           onPayments: async (records) => {
             const outcomes = await verifyLedgerPayments(deps, position, records);
             failures = 0;
+            if (outcomes.some((o) => o !== "ignored" && o !== "duplicate")) options.onEventsCommitted?.();
             records.forEach((record, i) => {
               const outcome = outcomes[i]!;
               if (outcome !== "ignored" && outcome !== "duplicate") {

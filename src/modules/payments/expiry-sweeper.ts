@@ -19,7 +19,10 @@ export interface ExpirySweeper {
   stop(): Promise<void>;
 }
 
-export function createExpirySweeper(deps: Deps & { logger: Logger }, options: { intervalMs?: number } = {}): ExpirySweeper {
+export function createExpirySweeper(
+  deps: Deps & { logger: Logger },
+  options: { intervalMs?: number; /** called after a sweep expired payments (their events are in the outbox) */ onEventsCommitted?: () => void } = {},
+): ExpirySweeper {
   const intervalMs = options.intervalMs ?? 1000;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
@@ -48,7 +51,10 @@ export function createExpirySweeper(deps: Deps & { logger: Logger }, options: { 
           if (!(error instanceof DomainError && error.httpStatus === 409)) throw error;
         }
       }
-      if (due.length < BATCH) return moved;
+      if (due.length < BATCH) {
+        if (moved > 0) options.onEventsCommitted?.();
+        return moved;
+      }
     }
   }
 
