@@ -1,7 +1,7 @@
 // Paying payments on the simulated network with real signed transactions, and the streamer's
 // verification rules: what completes a payment, and what never does.
 import { Asset, Keypair, Memo, Networks, Operation } from "@stellar/stellar-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { expectCompletionSnapshots } from "./ledger/completion-events.ts";
 import { type Wallet, fundedPayer, payOp, signedTransaction, submit, startLedgerWorld, waitFor } from "./support/ledger.ts";
@@ -73,6 +73,23 @@ describe("completing payments from the ledger", () => {
     const events = await t.database.db.event.findMany({ where: { resourceId: payment.id }, orderBy: { seq: "asc" } });
     expect(events.map((e) => e.type)).toEqual(["payment.created", "payment.completed"]);
     expect(JSON.parse(events[1]!.data)).toMatchObject({ status: "completed", tx_hash: sent.hash });
+  });
+
+  it("wakes the webhook worker once a completion is committed, without waiting for its poll", async () => {
+    const payment = await createPayment({ amount: "2" });
+    const payer = await fundedPayer(wallet);
+    // Submitting through the simulated Horizon is a POST to the app, which wakes the worker too:
+    // only a wake after the completion's event was written counts.
+    const wakes: number[] = [];
+    const wake = vi.spyOn(t.app.webhooks, "wake").mockImplementation(() => void wakes.push(Date.now()));
+    try {
+      await submit(wallet, await signedTransaction(wallet, payer, [payOp(payment.payment_instructions.muxed_destination, "2")]));
+      await waitForStatus(payment.id, "completed");
+      const completed = await t.database.db.event.findFirstOrThrow({ where: { resourceId: payment.id, type: "payment.completed" } });
+      await waitFor(async () => wakes, (times) => times.some((time) => time >= completed.createdAt.getTime()));
+    } finally {
+      wake.mockRestore();
+    }
   });
 
   it("completes a payment paid to its muxed destination without a memo", async () => {
