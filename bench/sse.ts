@@ -7,13 +7,11 @@
 // - The page: gzipped JS of the initial load and of the lazy chunks (wallet, QR), and load time in
 //   Chromium until the pay buttons show.
 // BENCH_SSE_DB=postgresql runs on PostgreSQL (LISTEN/NOTIFY) instead of SQLite (polling).
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { gzipSync } from "node:zlib";
 import { Keypair } from "@stellar/stellar-sdk";
 import pg from "pg";
@@ -26,6 +24,7 @@ import { completePayment } from "../src/modules/payments/payment-completion.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { randomIds } from "../src/shared/ids.ts";
 import { launchBrowser } from "../test/support/browser.ts";
+import { startChildServer } from "./lib/processes.ts";
 
 const SUBSCRIBERS = Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 10_000);
 const PAYMENTS = Number(process.env.BENCH_SSE_PAYMENTS ?? 100);
@@ -54,24 +53,7 @@ async function prepareDatabase() {
   return { url: `file:${join(dir, "bench.db")}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  const stderr: string[] = [];
-  child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk.toString()));
-  return new Promise<{ url: string; pid: number; stop(): Promise<void> }>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const match = /(http:\/\/[\w.]+:\d+)/.exec(line);
-      if (match) {
-        resolve({
-          url: match[1]!,
-          pid: child.pid!,
-          stop: () => new Promise<void>((done) => (child.exitCode !== null ? done() : (child.once("exit", () => done()), child.kill("SIGTERM")))),
-        });
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}:\n${stderr.join("")}`)));
-  });
-}
+const startServer = (env: Record<string, string>) => startChildServer(process.execPath, ["--import", "tsx", "src/main.ts"], env);
 
 interface Subscriber {
   paymentId: string;

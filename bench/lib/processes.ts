@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 
 export interface ChildServer {
   url: string;
+  pid: number;
   /** CPU time (user + system) the server process has used so far, in ms; null where /proc is missing */
   cpuMs(): number | null;
   stop(): Promise<void>;
@@ -36,7 +37,7 @@ export function startChildServer(command: string, args: string[], env: Record<st
     const lines = createInterface({ input: child.stdout! });
     lines.on("line", (line) => {
       const match = /(http:\/\/[\w.]+:\d+)/.exec(line);
-      if (match) resolve({ url: match[1]!, cpuMs: () => processCpuMs(child.pid!), stop: () => stopChild(child) });
+      if (match) resolve({ url: match[1]!, pid: child.pid!, cpuMs: () => processCpuMs(child.pid!), stop: () => stopChild(child) });
     });
     child.once("exit", (code) => reject(new Error(`${command} ${args.join(" ")} exited with ${code}:\n${stderr.join("")}`)));
   });
