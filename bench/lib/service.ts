@@ -15,6 +15,8 @@ import { startChildServer } from "./processes.ts";
 
 export interface ServiceUnderTest {
   url: string;
+  /** the SQLite file it serves */
+  databasePath: string;
   cpuMs(): number | null;
   liveKey: string;
   sandboxKey: string;
@@ -48,6 +50,7 @@ export async function startService(): Promise<ServiceUnderTest> {
   const server = await startChildServer(process.execPath, [...nodeArgs, "--import", "tsx", main], env);
   return {
     url: server.url,
+    databasePath: join(dir, "bench.db"),
     cpuMs: server.cpuMs,
     liveKey: org.live_api_key,
     sandboxKey: org.sandbox_api_key,

@@ -1,0 +1,34 @@
+// `npx tsx bench/floor.ts`: GET /api/v1/payments/{id} of the service next to the least such a GET
+// can cost on this machine (bench/lib/floor-server.ts: hash, two prepared reads, the same JSON) and
+// the bare hello-world, measured in the same run, so the service's distance to what is possible
+// here is known apart from the aim.
+import { fileURLToPath } from "node:url";
+import { measure } from "./lib/measure.ts";
+import { startChildServer } from "./lib/processes.ts";
+import { startService } from "./lib/service.ts";
+
+const service = await startService();
+const created = await fetch(`${service.url}/api/v1/payments`, {
+  method: "POST",
+  headers: { authorization: `Bearer ${service.liveKey}`, "content-type": "application/json" },
+  body: JSON.stringify({ amount: "12.5" }),
+});
+const { id } = (await created.json()) as { id: string };
+const script = (name: string) => fileURLToPath(new URL(`./lib/${name}`, import.meta.url));
+const floor = await startChildServer(process.execPath, ["--import", "tsx", script("floor-server.ts")], { DB_PATH: service.databasePath });
+const bare = await startChildServer(process.execPath, ["--import", "tsx", script("bare-server.ts")]);
+
+const rows: string[] = [];
+try {
+  for (const [name, server] of [["service", service], ["floor", floor], ["bare hello-world", bare]] as const) {
+    const m = await measure(
+      { url: `${server.url}/api/v1/payments/${id}`, headers: { authorization: `Bearer ${service.liveKey}` }, connections: 32, seconds: 6, warmupSeconds: 2 },
+      server,
+    );
+    if (m.failures > 0) throw new Error(`${name}: ${m.failures} failed requests`);
+    rows.push(`| ${name} | ${Math.round(m.requestsPerSecond)} | ${m.cpuMsPerRequest?.toFixed(3) ?? "n/a"} |`);
+  }
+} finally {
+  await Promise.all([service.stop(), floor.stop(), bare.stop()]);
+}
+console.log(["| GET /api/v1/payments/{id} | req/s | server CPU ms/req |", "|---|---:|---:|", ...rows].join("\n"));
