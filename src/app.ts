@@ -1,6 +1,7 @@
 // buildApp(deps) -> { fetch, listener, start, stop }: one handler for every door of the service, as a
-// Web-standard fetch and as a node:http listener (which serves /api/v1 without the Web-standard
-// adapter), and the background workers that belong to it. Only main.ts calls start().
+// Web-standard fetch and as a node:http listener (which serves /api/v1 and payment link visits
+// without the Web-standard adapter), and the background workers that belong to it. Only main.ts
+// calls start().
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServerAdapter } from "@whatwg-node/server";
 import type { Deps } from "./context.ts";

@@ -1,6 +1,7 @@
-// /api/v1 is served straight from node:http: a merchant's API calls are the service's busiest path,
-// and the Web-standard Request/Response adapter costs more CPU than the rest of a GET. The same
-// handler also answers Web-standard requests (app.fetch), through the two small adapters below.
+// /api/v1 (and payment link visits) are served straight from node:http: a merchant's API calls are
+// the service's busiest path, and the Web-standard Request/Response adapter costs more CPU than the
+// rest of a GET. The same handlers also answer Web-standard requests (app.fetch), through the small
+// adapters below.
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 export interface ApiRequest {
@@ -16,7 +17,7 @@ export interface ApiRequest {
 export interface ApiResponse {
   status: number;
   headers: Record<string, string>;
-  /** JSON text */
+  /** the body's text: JSON unless a content-type header says otherwise */
   body: string;
 }
 
