@@ -8,6 +8,7 @@ import { startChildServer } from "./lib/processes.ts";
 import { startService } from "./lib/service.ts";
 
 const service = await startService();
+if (!service.databasePath) throw new Error("bench/floor.ts reads the service's SQLite file: run it without BENCH_DATABASE_URL");
 const created = await fetch(`${service.url}/api/v1/payments`, {
   method: "POST",
   headers: { authorization: `Bearer ${service.liveKey}`, "content-type": "application/json" },

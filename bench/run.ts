@@ -1,7 +1,8 @@
 // `npm run bench`: each scenario against the real service, next to a bare node:http hello-world
 // given the same request shape, measured in the same run on the same machine. Prints a markdown table.
 // BENCH_SECONDS / BENCH_CONNECTIONS override the defaults (6 s measured after 2 s warm-up, 32 connections);
-// BENCH_ONLY=text measures only the scenarios whose name contains it.
+// BENCH_ONLY=text measures only the scenarios whose name contains it; BENCH_DATABASE_URL=postgresql://...
+// runs the service on PostgreSQL (a fresh schema, dropped after).
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type Measurement, measure } from "./lib/measure.ts";
@@ -54,7 +55,7 @@ async function main() {
     await service.stop();
     await bare.stop();
   }
-  console.log(renderTable(rows));
+  console.log(renderTable(rows, service.databaseName));
   const broken = rows.filter((r) => r.service.failures > 0 || r.bare.failures > 0);
   if (broken.length) {
     console.error(`failed requests in: ${broken.map((r) => r.name).join(", ")}`);
@@ -62,11 +63,11 @@ async function main() {
   }
 }
 
-function renderTable(rows: Row[]): string {
+function renderTable(rows: Row[], database: string): string {
   const fixed = (n: number, digits = 0) => n.toFixed(digits);
   const lines = [
     `${connections} connections, ${seconds} s per measurement, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? "unknown"}), ` +
-      `Node ${process.version}, SQLite; load average before the run ${loadBefore.map((l) => l.toFixed(1)).join(" ")} ` +
+      `Node ${process.version}, ${database}; load average before the run ${loadBefore.map((l) => l.toFixed(1)).join(" ")} ` +
       "(figures from a busy machine are low)",
     "",
     "| Request | req/s | p50 ms | p99 ms | CPU ms/req | bare req/s | bare p50 ms | bare p99 ms | bare CPU ms/req | ratio | CPU ratio | aim |",

@@ -1,10 +1,13 @@
 // The real service as a merchant runs it: src/main.ts in a child process, SQLite in a temp dir (the
-// embedded default), rate limits off, one organization with keys and a settlement wallet.
+// embedded default) or, with BENCH_DATABASE_URL=postgresql://..., a fresh schema on that server,
+// rate limits off, one organization with keys and a settlement wallet.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { randomBytes } from "node:crypto";
 import { Keypair } from "@stellar/stellar-sdk";
+import pg from "pg";
 import { loadConfig } from "../../src/config.ts";
 import { openDatabase } from "../../src/db/client.ts";
 import { migrateDatabase } from "../../src/db/migrate.ts";
@@ -15,8 +18,10 @@ import { startChildServer } from "./processes.ts";
 
 export interface ServiceUnderTest {
   url: string;
-  /** the SQLite file it serves */
-  databasePath: string;
+  /** the SQLite file it serves; null on PostgreSQL */
+  databasePath: string | null;
+  /** "SQLite" or "PostgreSQL" */
+  databaseName: string;
   cpuMs(): number | null;
   liveKey: string;
   sandboxKey: string;
@@ -25,8 +30,10 @@ export interface ServiceUnderTest {
 
 export async function startService(): Promise<ServiceUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), "stellar-pay-bench-"));
+  const postgres = process.env.BENCH_DATABASE_URL;
+  const schema = `bench_${randomBytes(4).toString("hex")}`;
   const env = {
-    DATABASE_URL: `file:${join(dir, "bench.db")}`,
+    DATABASE_URL: postgres ? withSchema(postgres, schema) : `file:${join(dir, "bench.db")}`,
     HOST: "127.0.0.1",
     PORT: "0",
     RATE_LIMIT_LIVE: "0",
@@ -50,13 +57,28 @@ export async function startService(): Promise<ServiceUnderTest> {
   const server = await startChildServer(process.execPath, [...nodeArgs, "--import", "tsx", main], env);
   return {
     url: server.url,
-    databasePath: join(dir, "bench.db"),
+    databasePath: postgres ? null : join(dir, "bench.db"),
+    databaseName: postgres ? "PostgreSQL" : "SQLite",
     cpuMs: server.cpuMs,
     liveKey: org.live_api_key,
     sandboxKey: org.sandbox_api_key,
     async stop() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
+      if (postgres) await dropSchema(postgres, schema);
     },
   };
+}
+
+function withSchema(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set("schema", schema);
+  return parsed.toString();
+}
+
+async function dropSchema(url: string, schema: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
 }
