@@ -22,6 +22,8 @@ export interface Statement {
   params: unknown[];
   /** the batch fails with `error` (and changes nothing) unless the statement changed exactly this many rows */
   expect?: { changes: number; error: () => Error };
+  /** an INSERT of exactly one row, from insertStatement */
+  insertsOneRow?: true;
 }
 
 /** A statement, or one made from the results of the statements before it in the batch. */
@@ -71,6 +73,7 @@ export function insertStatement(model: string, row: Record<string, unknown>): St
   return {
     text: `INSERT INTO ${quoted(model)} (${columns.map(quoted).join(", ")}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
     params: columns.map((c) => row[c]),
+    insertsOneRow: true,
   };
 }
 
@@ -227,6 +230,27 @@ function postgresDirectSql(url: string, schema: string): DirectSql {
     dialect: "postgresql",
     all: async (text, params) => (await query(pool, text, params)).rows as Row[],
     async batch(steps) {
+      // One round trip instead of one per statement plus BEGIN and COMMIT, where a single statement
+      // does it atomically: a lone statement with nothing to check, or several one-row inserts as
+      // data-modifying CTEs of one statement (foreign keys are checked at its end, so a row may
+      // reference one inserted before it).
+      const [only] = steps;
+      if (steps.length === 1 && typeof only !== "function" && !only!.expect) {
+        const result = await query(pool, only!.text, only!.params);
+        return [{ changes: result.rowCount ?? 0, rows: result.rows as Row[] }];
+      }
+      if (steps.every((step) => typeof step !== "function" && step.insertsOneRow)) {
+        const inserts = steps as Statement[];
+        let offset = 0;
+        const parts = inserts.map((statement) => {
+          const text = statement.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+          offset += statement.params.length;
+          return text;
+        });
+        const text = `WITH ${parts.slice(0, -1).map((part, i) => `i${i} AS (${part})`).join(", ")} ${parts.at(-1)}`;
+        await query(pool, text, inserts.flatMap((statement) => statement.params));
+        return inserts.map(() => ({ changes: 1, rows: [] }));
+      }
       const client = await pool.connect();
       try {
         await client.query("BEGIN");

@@ -14,6 +14,7 @@ import type {
   PaymentLink,
 } from "../generated/sqlite/client.ts";
 import type { InvoiceWithDetails } from "../modules/invoices/invoices.view.ts";
+import type { Dialect } from "../config.ts";
 import type { Db } from "./client.ts";
 import { directSql } from "./client.ts";
 import { rowConverter } from "./direct-sql.ts";
@@ -65,20 +66,35 @@ function createHotReads(db: Db) {
         checkoutSession: toCheckoutSession(sessionRows[0]),
       };
     },
+    /** One statement, so one round trip on PostgreSQL: every create reads these. */
     async organizationSettings(organizationId: string, environment: string): Promise<OrganizationSettingsRows> {
-      const both = [organizationId, environment];
-      const [organization, settings, assets, rates] = await Promise.all([
-        sql.all(`SELECT "name" FROM "Organization" WHERE "id" = $1`, [organizationId]),
-        sql.all(`SELECT "settlementAddress", "displayName" FROM "EnvironmentSettings" WHERE "organizationId" = $1 AND "environment" = $2`, both),
-        sql.all(`SELECT "code", "issuer" FROM "EnabledAsset" WHERE "organizationId" = $1 AND "environment" = $2 ORDER BY "createdAt", "code", "issuer"`, both),
-        sql.all(`SELECT "currency", "assetCode", "assetIssuer", "price" FROM "ExchangeRate" WHERE "organizationId" = $1 AND "environment" = $2`, both),
-      ]);
+      const [row] = await sql.all(settingsQuery(sql.dialect), [organizationId, environment]);
+      if (!row) return { organization: null, settings: null, assets: [], rates: [] };
+      // SQLite returns JSON as text, pg parses it.
+      const json = <T>(value: unknown) => (typeof value === "string" ? JSON.parse(value) : value) as T;
       return {
-        organization: (organization[0] as OrganizationSettingsRows["organization"]) ?? null,
-        settings: (settings[0] as OrganizationSettingsRows["settings"]) ?? null,
-        assets: assets as OrganizationSettingsRows["assets"],
-        rates: rates as OrganizationSettingsRows["rates"],
+        organization: { name: row.name as string },
+        settings: json<OrganizationSettingsRows["settings"]>(row.settings),
+        assets: json<OrganizationSettingsRows["assets"] | null>(row.assets) ?? [],
+        rates: json<OrganizationSettingsRows["rates"] | null>(row.rates) ?? [],
       };
     },
   };
+}
+
+/** The organization's name, with its environment's settings, enabled assets (oldest first) and rates as JSON. */
+function settingsQuery(dialect: Dialect): string {
+  const [object, array] = dialect === "sqlite" ? ["json_object", "json_group_array"] : ["json_build_object", "json_agg"];
+  const scope = `"organizationId" = $1 AND "environment" = $2`;
+  const assetOrder = `"createdAt", "code", "issuer"`;
+  // SQLite aggregates in the order of its input; PostgreSQL is told the order.
+  const assets =
+    dialect === "sqlite"
+      ? `SELECT ${array}(${object}('code', "code", 'issuer', "issuer")) FROM (SELECT * FROM "EnabledAsset" WHERE ${scope} ORDER BY ${assetOrder})`
+      : `SELECT ${array}(${object}('code', "code", 'issuer', "issuer") ORDER BY ${assetOrder}) FROM "EnabledAsset" WHERE ${scope}`;
+  return `SELECT o."name",
+    (SELECT ${object}('settlementAddress', "settlementAddress", 'displayName', "displayName") FROM "EnvironmentSettings" WHERE ${scope}) AS "settings",
+    (${assets}) AS "assets",
+    (SELECT ${array}(${object}('currency', "currency", 'assetCode', "assetCode", 'assetIssuer', "assetIssuer", 'price', "price")) FROM "ExchangeRate" WHERE ${scope}) AS "rates"
+    FROM "Organization" o WHERE o."id" = $1`;
 }
