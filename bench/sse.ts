@@ -13,18 +13,11 @@ import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { Keypair } from "@stellar/stellar-sdk";
 import pg from "pg";
 import { buildCheckoutUi } from "../checkout-ui/build.ts";
-import { loadConfig } from "../src/config.ts";
-import { openDatabase } from "../src/db/client.ts";
-import { migrateDatabase } from "../src/db/migrate.ts";
-import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
 import { completePayment } from "../src/modules/payments/payment-completion.ts";
-import { systemClock } from "../src/shared/clock.ts";
-import { randomIds } from "../src/shared/ids.ts";
 import { launchBrowser } from "../test/support/browser.ts";
-import { startChildServer } from "./lib/processes.ts";
+import { prepareMerchant, serviceEnv, startServiceProcess } from "./lib/service.ts";
 
 const SUBSCRIBERS = Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 10_000);
 const PAYMENTS = Number(process.env.BENCH_SSE_PAYMENTS ?? 100);
@@ -52,8 +45,6 @@ async function prepareDatabase() {
   const dir = mkdtempSync(join(tmpdir(), "stellar-pay-sse-bench-"));
   return { url: `file:${join(dir, "bench.db")}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
-
-const startServer = (env: Record<string, string>) => startChildServer(process.execPath, ["--import", "tsx", "src/main.ts"], env);
 
 interface Subscriber {
   paymentId: string;
@@ -98,23 +89,10 @@ function subscribe(base: URL, paymentId: string): Promise<Subscriber> {
 
 async function measureFanOut() {
   const database = await prepareDatabase();
-  const env = {
-    DATABASE_URL: database.url,
-    HOST: "127.0.0.1",
-    PORT: "0",
-    LEDGER: "simulated",
-    RATE_LIMIT_LIVE: "0",
-    RATE_LIMIT_SANDBOX: "0",
-    LOG_LEVEL: "warn",
-  };
-  const config = loadConfig(env);
-  await migrateDatabase(config.databaseUrl);
-  const db = openDatabase(config.databaseUrl);
-  const deps = { db: db.db, config, clock: systemClock, ids: randomIds };
-  const org = await createOrganization(deps, { name: "Bench Merchant" });
-  await setSettlementWallet(deps, { organizationId: org.organization_id, environment: "sandbox", address: Keypair.random().publicKey() });
+  const env = serviceEnv(database.url, { LEDGER: "simulated" });
+  const { org, database: db, deps } = await prepareMerchant(env);
 
-  const server = await startServer(env);
+  const server = await startServiceProcess(env);
   try {
     return await fanOut(server, org.sandbox_api_key, deps);
   } finally {
@@ -213,15 +191,10 @@ function pageWeight() {
 
 async function pageLoad() {
   const database = await prepareDatabase();
-  const env = { DATABASE_URL: database.url, HOST: "127.0.0.1", PORT: "0", LEDGER: "simulated", RATE_LIMIT_SANDBOX: "0", LOG_LEVEL: "warn" };
-  const config = loadConfig(env);
-  await migrateDatabase(config.databaseUrl);
-  const db = openDatabase(config.databaseUrl);
-  const deps = { db: db.db, config, clock: systemClock, ids: randomIds };
-  const org = await createOrganization(deps, { name: "Bench Merchant" });
-  await setSettlementWallet(deps, { organizationId: org.organization_id, environment: "sandbox", address: Keypair.random().publicKey() });
+  const env = serviceEnv(database.url, { LEDGER: "simulated" });
+  const { org, database: db } = await prepareMerchant(env);
   await db.close();
-  const server = await startServer(env);
+  const server = await startServiceProcess(env);
   const browser = await launchBrowser();
   const times: number[] = [];
   try {

@@ -5,19 +5,12 @@
 // one in flight once its lease runs out).
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
-import { Keypair } from "@stellar/stellar-sdk";
 import { afterAll, expect, it } from "vitest";
-import { type ChildServer, startChildServer } from "../bench/lib/processes.ts";
-import { loadConfig } from "../src/config.ts";
-import { openDatabase } from "../src/db/client.ts";
-import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
-import { systemClock } from "../src/shared/clock.ts";
-import { randomIds } from "../src/shared/ids.ts";
+import type { ChildServer } from "../bench/lib/processes.ts";
+import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { waitFor } from "./support/ledger.ts";
 import { freshDatabaseUrl } from "./support/test-app.ts";
 
-const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
@@ -67,25 +60,13 @@ function killHard(server: ChildServer): Promise<void> {
 it("loses no acknowledged payment, event or webhook delivery when killed with SIGKILL", { timeout: 120_000 }, async () => {
   const database = await freshDatabaseUrl();
   cleanups.push(() => database.drop());
-  const env = {
-    DATABASE_URL: database.url,
-    HOST: "127.0.0.1",
-    PORT: "0",
-    LEDGER: "simulated",
-    RATE_LIMIT_LIVE: "0",
-    RATE_LIMIT_SANDBOX: "0",
-    LOG_LEVEL: "silent",
-    // The lease of a delivery in flight is the timeout + 30 s: keep the wait for its resend short.
-    WEBHOOK_TIMEOUT_MS: "1000",
-  };
-  const setup = openDatabase(database.url);
-  const deps = { db: setup.db, config: loadConfig(env), clock: systemClock, ids: randomIds };
-  const org = await createOrganization(deps, { name: "Crash Merchant" });
-  await setSettlementWallet(deps, { organizationId: org.organization_id, environment: "sandbox", address: Keypair.random().publicKey() });
+  // The lease of a delivery in flight is the timeout + 30 s: a short timeout keeps the wait for its resend short.
+  const env = serviceEnv(database.url, { LEDGER: "simulated", LOG_LEVEL: "silent", WEBHOOK_TIMEOUT_MS: "1000" });
+  const { org, database: setup } = await prepareMerchant(env);
   cleanups.push(() => setup.close());
   const receiver = await startReceiver();
 
-  const first = await startChildServer(process.execPath, ["--import", "tsx", MAIN], env);
+  const first = await startServiceProcess(env);
   const api = (base: string, method: string, path: string, body?: unknown) =>
     fetch(`${base}/api/v1${path}`, {
       method,
@@ -113,7 +94,7 @@ it("loses no acknowledged payment, event or webhook delivery when killed with SI
   stopCreating = true;
   await Promise.all(creators);
 
-  const second = await startChildServer(process.execPath, ["--import", "tsx", MAIN], env);
+  const second = await startServiceProcess(env);
   cleanups.push(() => second.stop());
 
   for (const id of acknowledged) expect((await api(second.url, "GET", `/payments/${id}`)).status).toBe(200);

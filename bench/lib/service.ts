@@ -28,18 +28,24 @@ export interface ServiceUnderTest {
   stop(): Promise<void>;
 }
 
-export async function startService(): Promise<ServiceUnderTest> {
-  const dir = mkdtempSync(join(tmpdir(), "stellar-pay-bench-"));
-  const postgres = process.env.BENCH_DATABASE_URL;
-  const schema = `bench_${randomBytes(4).toString("hex")}`;
-  const env = {
-    DATABASE_URL: postgres ? withSchema(postgres, schema) : `file:${join(dir, "bench.db")}`,
-    HOST: "127.0.0.1",
-    PORT: "0",
-    RATE_LIMIT_LIVE: "0",
-    RATE_LIMIT_SANDBOX: "0",
-    LOG_LEVEL: "warn",
-  };
+const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+
+/** The environment of the service as a child process: on 127.0.0.1, any free port, rate limits off. */
+export const serviceEnv = (databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
+  DATABASE_URL: databaseUrl,
+  HOST: "127.0.0.1",
+  PORT: "0",
+  RATE_LIMIT_LIVE: "0",
+  RATE_LIMIT_SANDBOX: "0",
+  LOG_LEVEL: "warn",
+  ...extra,
+});
+
+/**
+ * Migrates the database of `env` and writes one organization (its keys) with a settlement wallet in
+ * both environments, as the operator CLI would. The database stays open for the caller to close.
+ */
+export async function prepareMerchant(env: Record<string, string>) {
   const config = loadConfig(env);
   await migrateDatabase(config.databaseUrl);
   const database = openDatabase(config.databaseUrl);
@@ -49,12 +55,23 @@ export async function startService(): Promise<ServiceUnderTest> {
   for (const environment of ["sandbox", "production"] as const) {
     await setSettlementWallet(deps, { organizationId: org.organization_id, environment, address: wallet });
   }
+  return { org, database, deps };
+}
+
+/** src/main.ts in a child process, with `nodeArgs` (e.g. --cpu-prof) for node. */
+export const startServiceProcess = (env: Record<string, string>, nodeArgs: string[] = []) =>
+  startChildServer(process.execPath, [...nodeArgs, "--import", "tsx", MAIN], env);
+
+export async function startService(): Promise<ServiceUnderTest> {
+  const dir = mkdtempSync(join(tmpdir(), "stellar-pay-bench-"));
+  const postgres = process.env.BENCH_DATABASE_URL;
+  const schema = `bench_${randomBytes(4).toString("hex")}`;
+  const env = serviceEnv(postgres ? withSchema(postgres, schema) : `file:${join(dir, "bench.db")}`);
+  const { org, database } = await prepareMerchant(env);
   await database.close();
 
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service while it is measured.
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const main = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
-  const server = await startChildServer(process.execPath, [...nodeArgs, "--import", "tsx", main], env);
+  const server = await startServiceProcess(env, (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean));
   return {
     url: server.url,
     databasePath: postgres ? null : join(dir, "bench.db"),
