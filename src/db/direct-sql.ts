@@ -42,6 +42,15 @@ export interface DirectSql {
   /** the statements in order, in one transaction; all or nothing */
   batch(steps: BatchStep[]): Promise<StatementResult[]>;
   close(): Promise<void>;
+  // Lists and rows of any length travel as one parameter, so each statement keeps one text and
+  // stays prepared: PostgreSQL takes arrays and json_to_recordset, SQLite JSON text and json_each.
+  /** `column IN` the list given as `listParam(values)` in `param` (e.g. "$1") */
+  inList(column: string, param: string): string;
+  listParam(values: (string | number)[]): unknown;
+  /** INSERT of the rows given as `JSON.stringify(rows)` in $1; `columns`: name -> PostgreSQL type */
+  insertJsonRows(table: string, columns: Record<string, string>): string;
+  /** a date as the dialect stores it, for rows passed as JSON */
+  storedDate(date: Date): string;
 }
 
 /** Model name -> converter from a driver's row to the types Prisma returns. */
@@ -61,10 +70,6 @@ export function rowConverter<T>(model: string): (row: Row | undefined) => T | nu
   };
 }
 
-/** `IN` the JSON array given as parameter `$n`: one statement text, prepared once, for lists of any length. */
-export const inJsonArray = (dialect: Dialect, n: number) =>
-  dialect === "sqlite" ? `IN (SELECT value FROM json_each($${n}))` : `IN (SELECT value FROM json_array_elements_text($${n}::json))`;
-
 const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** `INSERT` of one row given as Prisma would take it in `create({ data })` (scalar fields only). */
@@ -77,16 +82,37 @@ export function insertStatement(model: string, row: Record<string, unknown>): St
   };
 }
 
-/** What SQLite stores, matching Prisma's adapter: ISO dates with `+00:00`, booleans as 0/1. */
+/** Dates as Prisma stores them: its SQLite adapter writes ISO text with `+00:00`. */
+const sqliteDate = (date: Date) => date.toISOString().replace("Z", "+00:00");
+/** Prisma's TIMESTAMP(3) columns hold UTC without a zone: written and read as UTC, never local time. */
+const postgresDate = (date: Date) => date.toISOString();
+
+/** The dialect's parts of inList, listParam, insertJsonRows and storedDate (see DirectSql). */
+function bulkParts(dialect: Dialect) {
+  const pg = dialect === "postgresql";
+  return {
+    inList: (column: string, param: string) => (pg ? `${column} = ANY(${param})` : `${column} IN (SELECT value FROM json_each(${param}))`),
+    listParam: (values: (string | number)[]) => (pg ? values : JSON.stringify(values)),
+    insertJsonRows(table: string, columns: Record<string, string>) {
+      const names = Object.keys(columns);
+      const source = pg
+        ? `SELECT * FROM json_to_recordset($1::json) AS r(${names.map((n) => `${quoted(n)} ${columns[n]}`).join(", ")})`
+        : `SELECT ${names.map((n) => `value ->> '${n}'`).join(", ")} FROM json_each($1)`;
+      return `INSERT INTO ${quoted(table)} (${names.map(quoted).join(", ")}) ${source}`;
+    },
+    storedDate: pg ? postgresDate : sqliteDate,
+  };
+}
+
+/** What SQLite stores, matching Prisma's adapter: dates as above, booleans as 0/1. */
 function sqliteValue(value: unknown): unknown {
-  if (value instanceof Date) return value.toISOString().replace("Z", "+00:00");
+  if (value instanceof Date) return sqliteDate(value);
   if (typeof value === "boolean") return value ? 1 : 0;
   return value === undefined ? null : value;
 }
 
-/** Prisma's TIMESTAMP(3) columns hold UTC without a zone: written and read as UTC, never local time. */
 function postgresValue(value: unknown): unknown {
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return postgresDate(value);
   if (typeof value === "bigint") return value.toString();
   return value === undefined ? null : value;
 }
@@ -195,6 +221,7 @@ function sqliteDirectSql(path: string): DirectSql {
   }
   return {
     dialect: "sqlite",
+    ...bulkParts("sqlite"),
     all: async (text, params) => {
       const entry = prepare(reader, text);
       return rowsOf(entry, bind(entry.order, params));
@@ -228,6 +255,7 @@ function postgresDirectSql(url: string, schema: string): DirectSql {
   };
   return {
     dialect: "postgresql",
+    ...bulkParts("postgresql"),
     all: async (text, params) => (await query(pool, text, params)).rows as Row[],
     async batch(steps) {
       // One round trip instead of one per statement plus BEGIN and COMMIT, where a single statement

@@ -4,7 +4,7 @@
 // operation id) makes a replayed operation count once.
 import type { Deps } from "../context.ts";
 import { directSql } from "../db/client.ts";
-import { type BatchStep, inJsonArray, insertStatement, rowConverter } from "../db/direct-sql.ts";
+import { type BatchStep, insertStatement, rowConverter } from "../db/direct-sql.ts";
 import type { Payment } from "../generated/sqlite/client.ts";
 import { type Asset, sameAsset } from "../shared/assets.ts";
 import { appendCompletion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
@@ -64,9 +64,9 @@ export async function verifyLedgerPayments(
   const incoming = new Set(records.filter((r) => r.kind !== "other" && r.to === account && r.transactionSuccessful));
   const seen = new Set(
     (
-      await sql.all(`SELECT "operationId" FROM "LedgerPayment" WHERE "networkPassphrase" = $1 AND "operationId" ${inJsonArray(sql.dialect, 2)}`, [
+      await sql.all(`SELECT "operationId" FROM "LedgerPayment" WHERE "networkPassphrase" = $1 AND ${sql.inList('"operationId"', "$2")}`, [
         networkPassphrase,
-        JSON.stringify([...incoming].map((r) => r.operationId)),
+        sql.listParam([...incoming].map((r) => r.operationId)),
       ])
     ).map((row) => row.operationId as string),
   );
@@ -74,8 +74,8 @@ export async function verifyLedgerPayments(
   const payments = new Map(
     (
       await sql.all(
-        `SELECT * FROM "Payment" WHERE "memoId" ${inJsonArray(sql.dialect, 1)} AND "settlementAddress" = $2 AND "networkPassphrase" = $3`,
-        [JSON.stringify(correlations), account, networkPassphrase],
+        `SELECT * FROM "Payment" WHERE ${sql.inList('"memoId"', "$1")} AND "settlementAddress" = $2 AND "networkPassphrase" = $3`,
+        [sql.listParam(correlations), account, networkPassphrase],
       )
     ).map((row) => {
       const payment = toPayment(row)!;

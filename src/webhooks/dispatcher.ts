@@ -9,7 +9,6 @@
 // batch, and recording results another, whatever the number of rows (they travel as one parameter);
 // and wakes that come while a cycle runs make one more cycle, not one each.
 import type { Event, WebhookDelivery, WebhookEndpoint } from "../generated/sqlite/client.ts";
-import type { Dialect } from "../config.ts";
 import type { Deps } from "../context.ts";
 import { directSql } from "../db/client.ts";
 import { type BatchStep, type DirectSql, type Row, type Statement, rowConverter } from "../db/direct-sql.ts";
@@ -90,29 +89,6 @@ const ATTEMPT_COLUMNS = {
   error: "text",
 };
 
-/**
- * Lists and rows of any length passed as one parameter, so each statement has one text and stays
- * prepared: PostgreSQL takes arrays and json_to_recordset, SQLite JSON text and json_each.
- */
-function bulkSql(dialect: Dialect) {
-  const pg = dialect === "postgresql";
-  return {
-    /** `column IN (...)`, the values given as `list(values)` in `param` */
-    in: (column: string, param: string) => (pg ? `${column} = ANY(${param})` : `${column} IN (SELECT value FROM json_each(${param}))`),
-    list: (values: (string | number)[]) => (pg ? values : JSON.stringify(values)),
-    /** INSERT of the rows given as `JSON.stringify(rows)` in $1 */
-    insert(table: string, columns: Record<string, string>) {
-      const names = Object.keys(columns);
-      const source = pg
-        ? `SELECT * FROM json_to_recordset($1::json) AS r(${names.map((n) => `"${n}" ${columns[n]}`).join(", ")})`
-        : `SELECT ${names.map((n) => `value ->> '${n}'`).join(", ")} FROM json_each($1)`;
-      return `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(", ")}) ${source}`;
-    },
-    /** a date inside a JSON row, as the dialect stores it (SQLite: Prisma's ISO text with +00:00) */
-    date: (date: Date) => (pg ? date.toISOString() : date.toISOString().replace("Z", "+00:00")),
-  };
-}
-
 export class WebhookDispatcher {
   private readonly send: WebhookSender;
   private readonly pollMs: number;
@@ -121,7 +97,6 @@ export class WebhookDispatcher {
   /** long enough to send (timeout) and record; after it another worker may take the delivery over */
   private readonly leaseMs: number;
   private readonly sql: DirectSql;
-  private readonly bulk: ReturnType<typeof bulkSql>;
   private readonly inFlight = new Set<Promise<void>>();
   /** deliveries this process is sending: a lease that ran out under them is not taken again here */
   private readonly inFlightIds = new Set<string>();
@@ -144,7 +119,6 @@ export class WebhookDispatcher {
     this.maxInFlight = options.maxInFlight ?? 256;
     this.leaseMs = deps.config.webhookTimeoutMs + 30_000;
     this.sql = directSql(deps.db);
-    this.bulk = bulkSql(this.sql.dialect);
   }
 
   /** One full cycle, waiting for every send it started: what tests call after moving the clock. */
@@ -246,19 +220,19 @@ export class WebhookDispatcher {
       (before) => {
         events = before.at(-1)!.rows.map((row) => toEvent(row)!);
         return {
-          text: `UPDATE "Event" SET "fannedOutAt" = $1 WHERE ${this.bulk.in('"seq"', "$2")} AND "fannedOutAt" IS NULL`,
-          params: [now, this.bulk.list(events.map((e) => e.seq))],
+          text: `UPDATE "Event" SET "fannedOutAt" = $1 WHERE ${this.sql.inList('"seq"', "$2")} AND "fannedOutAt" IS NULL`,
+          params: [now, this.sql.listParam(events.map((e) => e.seq))],
           // Another SQLite process got there first: roll back and try again later.
           expect: { changes: events.length, error: () => new Error("outbox events were fanned out concurrently") },
         };
       },
       () => ({
-        text: `SELECT * FROM "WebhookEndpoint" WHERE ${this.bulk.in('"organizationId"', "$1")} AND "enabled" AND "deletedAt" IS NULL`,
-        params: [this.bulk.list([...new Set(events.map((e) => e.organizationId))])],
+        text: `SELECT * FROM "WebhookEndpoint" WHERE ${this.sql.inList('"organizationId"', "$1")} AND "enabled" AND "deletedAt" IS NULL`,
+        params: [this.sql.listParam([...new Set(events.map((e) => e.organizationId))])],
       }),
       (before) => {
         const endpoints = before.at(-1)!.rows.map((row) => toEndpoint(row)!);
-        const stamp = this.bulk.date(now);
+        const stamp = this.sql.storedDate(now);
         deliveries = [];
         for (const event of events) {
           for (const endpoint of endpoints) {
@@ -280,7 +254,7 @@ export class WebhookDispatcher {
             });
           }
         }
-        return { text: this.bulk.insert("WebhookDelivery", DELIVERY_COLUMNS), params: [JSON.stringify(deliveries)] };
+        return { text: this.sql.insertJsonRows("WebhookDelivery", DELIVERY_COLUMNS), params: [JSON.stringify(deliveries)] };
       },
     ];
     return { steps, result: () => ({ events: events.length, deliveries: deliveries.length }) };
@@ -307,8 +281,8 @@ export class WebhookDispatcher {
       (before) => {
         claimed = before.at(-1)!.rows.map((row) => toDelivery(row)!);
         return {
-          text: `SELECT * FROM "WebhookEndpoint" WHERE ${this.bulk.in('"id"', "$1")}`,
-          params: [this.bulk.list([...new Set(claimed.map((d) => d.endpointId))])],
+          text: `SELECT * FROM "WebhookEndpoint" WHERE ${this.sql.inList('"id"', "$1")}`,
+          params: [this.sql.listParam([...new Set(claimed.map((d) => d.endpointId))])],
         };
       },
     ];
@@ -435,7 +409,7 @@ export class WebhookDispatcher {
       attempts.push({
         deliveryId: delivery.id,
         number,
-        startedAt: this.bulk.date(attempt.startedAt),
+        startedAt: this.sql.storedDate(attempt.startedAt),
         durationMs: attempt.durationMs,
         responseCode: attempt.status,
         responseBody: attempt.responseBody,
@@ -450,8 +424,8 @@ export class WebhookDispatcher {
       (group): Statement => ({
         text: `UPDATE "WebhookDelivery" SET "status" = $1, "attemptCount" = $2, "nextRetryAt" = $3, "responseCode" = $4,
             "responseBody" = $5, "lastError" = $6, "leaseUntil" = NULL, "updatedAt" = $7
-          WHERE ${this.bulk.in('"id"', "$8")} AND "attemptCount" = $9`,
-        params: [...group.values, this.bulk.list(group.ids), group.attemptCount],
+          WHERE ${this.sql.inList('"id"', "$8")} AND "attemptCount" = $9`,
+        params: [...group.values, this.sql.listParam(group.ids), group.attemptCount],
         ...(group.ids.length > 1 && { expect: { changes: group.ids.length, error: () => new TakenOverError() } }),
       }),
     );
@@ -459,7 +433,7 @@ export class WebhookDispatcher {
       // A lone result whose update touched nothing was recorded by the worker that took it over.
       const dropped = new Set(updates.filter((_, i) => results[i]!.changes === 0).flatMap((group) => group.ids));
       return {
-        text: this.bulk.insert("WebhookAttempt", ATTEMPT_COLUMNS),
+        text: this.sql.insertJsonRows("WebhookAttempt", ATTEMPT_COLUMNS),
         params: [JSON.stringify(attempts.filter((a) => !dropped.has(a.deliveryId as string)))],
       };
     });

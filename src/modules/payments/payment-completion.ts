@@ -9,7 +9,7 @@
 import type { CheckoutSession, Invoice, InvoiceItem, Payment } from "../../generated/sqlite/client.ts";
 import { type Deps, type ServiceContext, isInScope } from "../../context.ts";
 import { type Db, type Tx, directSql } from "../../db/client.ts";
-import { type BatchStep, type StatementResult, inJsonArray, insertStatement, rowConverter } from "../../db/direct-sql.ts";
+import { type BatchStep, type StatementResult, insertStatement, rowConverter } from "../../db/direct-sql.ts";
 import { hotReads } from "../../db/hot-reads.ts";
 import { conflict, notFound } from "../../errors.ts";
 import type { Asset } from "../../shared/assets.ts";
@@ -54,16 +54,16 @@ export async function loadCompletionRelations(db: Db, paymentIds: string[]): Pro
   const relations = new Map<string, CompletionRelations>(paymentIds.map((id) => [id, { session: null, openInvoice: null }]));
   if (paymentIds.length === 0) return relations;
   const sql = directSql(db);
-  const ids = JSON.stringify(paymentIds);
+  const ids = sql.listParam(paymentIds);
   const [sessions, invoices] = await Promise.all([
-    sql.all(`SELECT * FROM "CheckoutSession" WHERE "paymentId" ${inJsonArray(sql.dialect, 1)}`, [ids]),
-    sql.all(`SELECT * FROM "Invoice" WHERE "paymentId" ${inJsonArray(sql.dialect, 1)} AND "status" = 'open'`, [ids]),
+    sql.all(`SELECT * FROM "CheckoutSession" WHERE ${sql.inList('"paymentId"', "$1")}`, [ids]),
+    sql.all(`SELECT * FROM "Invoice" WHERE ${sql.inList('"paymentId"', "$1")} AND "status" = 'open'`, [ids]),
   ]);
   for (const session of sessions.map((row) => toSession(row)!)) relations.get(session.paymentId)!.session = session;
   if (invoices.length === 0) return relations;
-  const invoiceIds = JSON.stringify(invoices.map((row) => row.id));
+  const invoiceIds = sql.listParam(invoices.map((row) => row.id as string));
   const items = (
-    await sql.all(`SELECT * FROM "InvoiceItem" WHERE "invoiceId" ${inJsonArray(sql.dialect, 1)} ORDER BY "position"`, [invoiceIds])
+    await sql.all(`SELECT * FROM "InvoiceItem" WHERE ${sql.inList('"invoiceId"', "$1")} ORDER BY "position"`, [invoiceIds])
   ).map((row) => toInvoiceItem(row)!);
   for (const invoice of invoices.map((row) => toInvoice(row)!)) {
     relations.get(invoice.paymentId!)!.openInvoice = { ...invoice, items: items.filter((item) => item.invoiceId === invoice.id) };
