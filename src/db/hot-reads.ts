@@ -1,23 +1,11 @@
 // The reads on the API's hot paths, as prepared statements (direct-sql.ts says why): the API key of
 // every request, the payment of GET /payments/{id}, the organization settings every create checks,
 // the link of every payment link visit and the invoice of GET and finalize.
-import type {
-  ApiKey,
-  CheckoutSession,
-  EnabledAsset,
-  EnvironmentSettings,
-  ExchangeRate,
-  Invoice,
-  InvoiceItem,
-  Organization,
-  Payment,
-  PaymentLink,
-} from "../generated/sqlite/client.ts";
+import type { EnabledAsset, EnvironmentSettings, ExchangeRate, Organization } from "../generated/sqlite/client.ts";
 import type { InvoiceWithDetails } from "../modules/invoices/invoices.view.ts";
 import type { Dialect } from "../config.ts";
-import type { Db } from "./client.ts";
-import { directSql } from "./client.ts";
-import { rowConverter } from "./direct-sql.ts";
+import { type Db, directSql } from "./client.ts";
+import { toApiKey, toCheckoutSession, toInvoice, toInvoiceItem, toPayment, toPaymentLink } from "./rows.ts";
 
 export interface OrganizationSettingsRows {
   organization: Pick<Organization, "name"> | null;
@@ -27,12 +15,6 @@ export interface OrganizationSettingsRows {
   rates: Pick<ExchangeRate, "currency" | "assetCode" | "assetIssuer" | "price">[];
 }
 
-const toApiKey = rowConverter<ApiKey>("ApiKey");
-const toPayment = rowConverter<Payment>("Payment");
-const toPaymentLink = rowConverter<PaymentLink>("PaymentLink");
-const toInvoice = rowConverter<Invoice>("Invoice");
-const toInvoiceItem = rowConverter<InvoiceItem>("InvoiceItem");
-const toCheckoutSession = rowConverter<CheckoutSession>("CheckoutSession");
 
 
 const readers = new WeakMap<Db, ReturnType<typeof createHotReads>>();

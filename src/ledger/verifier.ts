@@ -4,7 +4,8 @@
 // operation id) makes a replayed operation count once.
 import type { Deps } from "../context.ts";
 import { directSql } from "../db/client.ts";
-import { type BatchStep, insertStatement, rowConverter } from "../db/direct-sql.ts";
+import { type BatchStep, insertStatement } from "../db/direct-sql.ts";
+import { toPayment } from "../db/rows.ts";
 import type { Payment } from "../generated/sqlite/client.ts";
 import { type Asset, sameAsset } from "../shared/assets.ts";
 import { appendCompletion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
@@ -36,7 +37,6 @@ export function correlationOf(record: LedgerPaymentRecord): string | null {
   return null;
 }
 
-const toPayment = rowConverter<Payment>("Payment");
 
 const settlementAssetOf = (p: { settlementAssetCode: string; settlementAssetIssuer: string | null }): Asset => ({
   code: p.settlementAssetCode,

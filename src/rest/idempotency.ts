@@ -4,10 +4,9 @@
 // work, on SQLite and PostgreSQL alike; concurrent duplicates wait for its stored response.
 // 5xx outcomes are not stored (the record is released) so that a retry can succeed.
 import { createHash } from "node:crypto";
-import type { IdempotencyRecord } from "../generated/sqlite/client.ts";
 import type { Deps } from "../context.ts";
 import { directSql } from "../db/client.ts";
-import { rowConverter } from "../db/direct-sql.ts";
+import { toIdempotencyRecord } from "../db/rows.ts";
 import { badRequest, conflict } from "../errors.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
@@ -60,7 +59,7 @@ export async function runIdempotently(
       },
     ]);
     if (claimed!.changes === 1) break;
-    const existing = toRecord((await sql.all(`SELECT * FROM "IdempotencyRecord" WHERE "apiKeyId" = $1 AND "key" = $2`, key))[0]);
+    const existing = toIdempotencyRecord((await sql.all(`SELECT * FROM "IdempotencyRecord" WHERE "apiKeyId" = $1 AND "key" = $2`, key))[0]);
     if (!existing) continue; // the first request released the key (5xx): claim it again
     const age = deps.clock.now().getTime() - existing.createdAt.getTime();
     if (age >= IDEMPOTENCY_TTL_MS || (existing.statusCode === null && age >= ABANDONED_AFTER_MS)) {
@@ -105,7 +104,6 @@ export async function runIdempotently(
   return { response, replayed: false };
 }
 
-const toRecord = rowConverter<IdempotencyRecord>("IdempotencyRecord");
 
 /** Deletes records past their 24 h; for a periodic worker (expired ones are also replaced on reuse). */
 export async function deleteExpiredIdempotencyRecords(deps: Pick<Deps, "db" | "clock">): Promise<number> {

@@ -11,7 +11,8 @@
 import type { Event, WebhookDelivery, WebhookEndpoint } from "../generated/sqlite/client.ts";
 import type { Deps } from "../context.ts";
 import { directSql } from "../db/client.ts";
-import { type BatchStep, type DirectSql, type Row, type Statement, rowConverter } from "../db/direct-sql.ts";
+import { type BatchStep, type DirectSql, type Row, type Statement } from "../db/direct-sql.ts";
+import { toEvent, toWebhookDelivery, toWebhookEndpoint } from "../db/rows.ts";
 import type { Logger } from "../shared/logger.ts";
 import { signingSecrets, subscribedEvents } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 import { deliveryBody } from "./delivery-body.ts";
@@ -61,9 +62,6 @@ const RECORD_LINGER_MS = 20;
 /** Some deliveries of a grouped update were recorded by another worker: redo the batch row by row. */
 class TakenOverError extends Error {}
 
-const toEvent = rowConverter<Event>("Event");
-const toDelivery = rowConverter<WebhookDelivery>("WebhookDelivery");
-const toEndpoint = rowConverter<WebhookEndpoint>("WebhookEndpoint");
 
 /** Columns written from JSON rows, with their PostgreSQL types (SQLite takes the JSON values as they are). */
 const DELIVERY_COLUMNS = {
@@ -231,7 +229,7 @@ export class WebhookDispatcher {
         params: [this.sql.listParam([...new Set(events.map((e) => e.organizationId))])],
       }),
       (before) => {
-        const endpoints = before.at(-1)!.rows.map((row) => toEndpoint(row)!);
+        const endpoints = before.at(-1)!.rows.map((row) => toWebhookEndpoint(row)!);
         const stamp = this.sql.storedDate(now);
         deliveries = [];
         for (const event of events) {
@@ -279,7 +277,7 @@ export class WebhookDispatcher {
         params: [leaseUntil, now, limit],
       },
       (before) => {
-        claimed = before.at(-1)!.rows.map((row) => toDelivery(row)!);
+        claimed = before.at(-1)!.rows.map((row) => toWebhookDelivery(row)!);
         return {
           text: `SELECT * FROM "WebhookEndpoint" WHERE ${this.sql.inList('"id"', "$1")}`,
           params: [this.sql.listParam([...new Set(claimed.map((d) => d.endpointId))])],
@@ -288,7 +286,7 @@ export class WebhookDispatcher {
     ];
     /** `endpointRows`: the rows of the last step */
     const result = (endpointRows: Row[]): ClaimedDelivery[] => {
-      const endpoints = new Map(endpointRows.map((row) => [row.id as string, toEndpoint(row)!]));
+      const endpoints = new Map(endpointRows.map((row) => [row.id as string, toWebhookEndpoint(row)!]));
       return claimed.map((delivery) => ({ ...delivery, endpoint: endpoints.get(delivery.endpointId)! }));
     };
     return { steps, result };

@@ -9,7 +9,8 @@
 import type { CheckoutSession, Invoice, InvoiceItem, Payment } from "../../generated/sqlite/client.ts";
 import { type Deps, type ServiceContext, isInScope } from "../../context.ts";
 import { type Db, type Tx, directSql } from "../../db/client.ts";
-import { type BatchStep, type StatementResult, insertStatement, rowConverter } from "../../db/direct-sql.ts";
+import { type BatchStep, type StatementResult, insertStatement } from "../../db/direct-sql.ts";
+import { toCheckoutSession, toInvoice, toInvoiceItem, toPayment } from "../../db/rows.ts";
 import { hotReads } from "../../db/hot-reads.ts";
 import { conflict, notFound } from "../../errors.ts";
 import type { Asset } from "../../shared/assets.ts";
@@ -44,10 +45,6 @@ export interface CompletionRelations {
   openInvoice: (Invoice & { items: InvoiceItem[] }) | null;
 }
 
-const toPayment = rowConverter<Payment>("Payment");
-const toSession = rowConverter<CheckoutSession>("CheckoutSession");
-const toInvoice = rowConverter<Invoice>("Invoice");
-const toInvoiceItem = rowConverter<InvoiceItem>("InvoiceItem");
 
 /** The checkout sessions and open invoices of `paymentIds`, by payment id. */
 export async function loadCompletionRelations(db: Db, paymentIds: string[]): Promise<Map<string, CompletionRelations>> {
@@ -59,7 +56,7 @@ export async function loadCompletionRelations(db: Db, paymentIds: string[]): Pro
     sql.all(`SELECT * FROM "CheckoutSession" WHERE ${sql.inList('"paymentId"', "$1")}`, [ids]),
     sql.all(`SELECT * FROM "Invoice" WHERE ${sql.inList('"paymentId"', "$1")} AND "status" = 'open'`, [ids]),
   ]);
-  for (const session of sessions.map((row) => toSession(row)!)) relations.get(session.paymentId)!.session = session;
+  for (const session of sessions.map((row) => toCheckoutSession(row)!)) relations.get(session.paymentId)!.session = session;
   if (invoices.length === 0) return relations;
   const invoiceIds = sql.listParam(invoices.map((row) => row.id as string));
   const items = (
@@ -133,7 +130,7 @@ export function appendCompletion(
       params: [session.id, now],
       expect: movedMeanwhile,
     });
-    sessionAfter = (results) => toSession(results[sessionAt]!.rows[0]);
+    sessionAfter = (results) => toCheckoutSession(results[sessionAt]!.rows[0]);
     steps.push((before) => {
       const updated = sessionAfter(before)!;
       return event(updated, "checkout.session.completed", checkoutSessionJson({ ...updated, payment: completed(before) }, publicUrl));
