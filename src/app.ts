@@ -19,8 +19,8 @@ import { paymentRoutes } from "./modules/payments/payments.rest.ts";
 import { webhookDeliveryRoutes } from "./modules/webhook-deliveries/webhook-deliveries.rest.ts";
 import { webhookEndpointRoutes } from "./modules/webhook-endpoints/webhook-endpoints.rest.ts";
 import { createRestApi, isApiPath } from "./rest/api.ts";
-import { errorResponse, jsonResponse } from "./rest/errors.ts";
-import { apiRequestFromFetch, apiRequestFromNode, sendNode, toFetchResponse } from "./rest/transport.ts";
+import { errorResponse } from "./rest/errors.ts";
+import { apiRequestFromFetch, apiRequestFromNode, jsonResponse, sendNode, toFetchResponse } from "./rest/transport.ts";
 import type { Logger } from "./shared/logger.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
@@ -73,22 +73,22 @@ export function buildApp(deps: AppDeps): App {
 
   // A write may have committed an outbox event: the webhook worker looks now rather than at its next
   // poll. Writes: every method but GET and HEAD, and a payment link visit (it opens a session).
-  const wakeAfterWrite = (method = "GET", path: string) => {
-    if ((method !== "GET" && method !== "HEAD") || paymentLinkIdOf(path)) webhooks.wake();
+  const wakeAfterWrite = (method = "GET", linkVisit: boolean) => {
+    if ((method !== "GET" && method !== "HEAD") || linkVisit) webhooks.wake();
   };
   const otherDoors = createServerAdapter(fetch);
 
   return {
     async fetch(request) {
       const response = await fetch(request);
-      wakeAfterWrite(request.method, new URL(request.url).pathname);
+      wakeAfterWrite(request.method, paymentLinkIdOf(new URL(request.url).pathname) !== null);
       return response;
     },
     listener(req, res) {
       const path = req.url?.split("?", 1)[0] ?? "";
       const linkId = paymentLinkIdOf(path);
       if (!isApiPath(path) && !linkId) {
-        res.once("finish", () => wakeAfterWrite(req.method, path));
+        res.once("finish", () => wakeAfterWrite(req.method, false));
         void otherDoors(req, res);
         return;
       }
@@ -97,7 +97,7 @@ export function buildApp(deps: AppDeps): App {
         .catch((error: unknown) => errorResponse(error, deps.logger))
         .then((response) => {
           sendNode(res, response);
-          wakeAfterWrite(req.method, path);
+          wakeAfterWrite(req.method, linkId !== null);
         });
     },
     webhooks,

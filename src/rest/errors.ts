@@ -4,13 +4,6 @@ import { DomainError } from "../errors.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { ApiResponse } from "./transport.ts";
 
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
-  });
-}
-
 export function errorResponse(error: unknown, logger: Logger, headers: Record<string, string> = {}): ApiResponse {
   if (error instanceof DomainError) return { status: error.httpStatus, headers, body: JSON.stringify({ error: error.message }) };
   logger.error("unexpected error", { error });

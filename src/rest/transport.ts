@@ -46,9 +46,11 @@ export function apiRequestFromFetch(request: Request, url: URL): ApiRequest {
   };
 }
 
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+
 export function sendNode(res: ServerResponse, response: ApiResponse): void {
   res.writeHead(response.status, {
-    "content-type": "application/json; charset=utf-8",
+    "content-type": JSON_CONTENT_TYPE,
     "content-length": Buffer.byteLength(response.body),
     ...response.headers,
   });
@@ -58,6 +60,9 @@ export function sendNode(res: ServerResponse, response: ApiResponse): void {
 export function toFetchResponse(response: ApiResponse): Response {
   return new Response(response.body, {
     status: response.status,
-    headers: { "content-type": "application/json; charset=utf-8", ...response.headers },
+    headers: { "content-type": JSON_CONTENT_TYPE, ...response.headers },
   });
 }
+
+export const jsonResponse = (status: number, body: unknown): Response =>
+  toFetchResponse({ status, headers: {}, body: JSON.stringify(body) });
