@@ -1,13 +1,13 @@
 // `npx tsx bench/floor.ts`: GET /api/v1/payments/{id} of the service next to the least such a GET
 // can cost on this machine (bench/lib/floor-server.ts: hash, two prepared reads, the same JSON) and
 // the bare hello-world, measured in the same run, so the service's distance to what is possible
-// here is known apart from the aim.
+// here is known apart from the aim. All three are one process each (the service with WORKERS=1).
 import { fileURLToPath } from "node:url";
 import { measure } from "./lib/measure.ts";
 import { startChildServer } from "./lib/processes.ts";
 import { startService } from "./lib/service.ts";
 
-const service = await startService();
+const service = await startService({ WORKERS: "1" });
 if (!service.databasePath) throw new Error("bench/floor.ts reads the service's SQLite file: run it without BENCH_DATABASE_URL");
 const created = await fetch(`${service.url}/api/v1/payments`, {
   method: "POST",

@@ -2,7 +2,8 @@
 // given the same request shape, measured in the same run on the same machine. Prints a markdown table.
 // BENCH_SECONDS / BENCH_CONNECTIONS override the defaults (6 s measured after 2 s warm-up, 32 connections);
 // BENCH_ONLY=text measures only the scenarios whose name contains it; BENCH_DATABASE_URL=postgresql://...
-// runs the service on PostgreSQL (a fresh schema, dropped after).
+// runs the service on PostgreSQL (a fresh schema, dropped after). The service runs as it would by
+// default (WORKERS = the number of CPUs); WORKERS=1 npm run bench measures a single process.
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type Measurement, measure } from "./lib/measure.ts";
@@ -55,7 +56,7 @@ async function main() {
     await service.stop();
     await bare.stop();
   }
-  console.log(renderTable(rows, service.databaseName));
+  console.log(renderTable(rows, `${service.databaseName}, ${service.workers} service worker process(es)`));
   const broken = rows.filter((r) => r.service.failures > 0 || r.bare.failures > 0);
   if (broken.length) {
     console.error(`failed requests in: ${broken.map((r) => r.name).join(", ")}`);

@@ -1,4 +1,5 @@
 // The only reader of process.env. Every problem is reported at once, then the process exits.
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 
@@ -27,6 +28,7 @@ const envSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  WORKERS: z.coerce.number().int().min(1).max(64).optional(),
 });
 
 export type Dialect = "sqlite" | "postgresql";
@@ -45,6 +47,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** server processes; more than one runs as a cluster under a primary process (src/cluster/) */
+  workers: number;
 }
 
 export class ConfigError extends Error {
@@ -63,6 +67,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
   }
   const e = parsed.data;
+  // The simulated networks live in one process's memory: every request to them must reach it.
+  if (e.LEDGER === "simulated" && e.WORKERS !== undefined && e.WORKERS > 1) {
+    throw new ConfigError(["WORKERS: must be 1 with LEDGER=simulated (its simulated networks live in one process)"]);
+  }
   const databaseUrl = e.DATABASE_URL ?? DEFAULT_DATABASE_URL;
   return {
     port: e.PORT,
@@ -78,5 +86,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     logLevel: e.LOG_LEVEL,
+    workers: e.LEDGER === "simulated" ? 1 : (e.WORKERS ?? availableParallelism()),
   };
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from "../src/config.ts";
@@ -19,6 +20,7 @@ describe("loadConfig", () => {
       webhookTimeoutMs: 10_000,
       webhookAllowPrivate: false,
       logLevel: "info",
+      workers: availableParallelism(),
     });
     expect(DEFAULT_DATABASE_URL).toBe(`file:${resolve("data", "stellar-pay.db")}`);
   });
@@ -52,7 +54,14 @@ describe("loadConfig", () => {
     expect(problems.find((p) => p.startsWith("DATABASE_URL"))).toContain("must be file:<path> or postgresql://...");
   });
 
-  it.each([["PORT", "70000"], ["PORT", "1.5"], ["WEBHOOK_RETRY_DELAYS", "1m,5m"], ["WEBHOOK_ALLOW_PRIVATE", "yes"]])(
+  it("runs one process with LEDGER=simulated, whose networks live in it", () => {
+    expect(loadConfig({ WORKERS: "3" }).workers).toBe(3);
+    expect(loadConfig({ LEDGER: "simulated" }).workers).toBe(1);
+    expect(loadConfig({ LEDGER: "simulated", WORKERS: "1" }).workers).toBe(1);
+    expect(() => loadConfig({ LEDGER: "simulated", WORKERS: "2" })).toThrow(/WORKERS: must be 1 with LEDGER=simulated/);
+  });
+
+  it.each([["PORT", "70000"], ["WORKERS", "0"], ["WORKERS", "two"], ["PORT", "1.5"], ["WEBHOOK_RETRY_DELAYS", "1m,5m"], ["WEBHOOK_ALLOW_PRIVATE", "yes"]])(
     "refuses %s=%s",
     (name, value) => {
       expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

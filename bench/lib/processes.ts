@@ -1,13 +1,13 @@
 // Servers under test run in child processes, so the load generator (this process) and the server do
 // not share an event loop. Each child prints a line containing its URL on stdout once it listens.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { createInterface } from "node:readline";
 
 export interface ChildServer {
   url: string;
   pid: number;
-  /** CPU time (user + system) the server process has used so far, in ms; null where /proc is missing */
+  /** CPU time (user + system) the server process and its descendants have used so far, in ms; null where /proc is missing */
   cpuMs(): number | null;
   stop(): Promise<void>;
 }
@@ -15,11 +15,22 @@ export interface ChildServer {
 const CLOCK_TICKS_PER_SECOND = 100;
 
 /** utime + stime of a Linux process: fields 14 and 15 of /proc/<pid>/stat, after the command name. */
+function ownCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** The live child processes of a Linux process. */
+export const childPids = (pid: number): number[] =>
+  readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+  );
+
+/** The CPU time of a process and its live descendants (a service with WORKERS > 1 is a process tree). */
 function processCpuMs(pid: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    return childPids(pid).reduce((sum, child) => sum + (processCpuMs(child) ?? 0), ownCpuMs(pid));
   } catch {
     return null;
   }

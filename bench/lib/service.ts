@@ -22,6 +22,8 @@ export interface ServiceUnderTest {
   databasePath: string | null;
   /** "SQLite" or "PostgreSQL" */
   databaseName: string;
+  /** its server processes (WORKERS, from this process's environment or the default) */
+  workers: number;
   cpuMs(): number | null;
   liveKey: string;
   sandboxKey: string;
@@ -43,7 +45,7 @@ export const serviceEnv = (databaseUrl: string, extra: Record<string, string> = 
 
 /**
  * Migrates the database of `env` and writes one organization (its keys) with a settlement wallet in
- * both environments, as the operator CLI would. The database stays open for the caller to close.
+ * both environments (`wallet`), as the operator CLI would. The database stays open for the caller to close.
  */
 export async function prepareMerchant(env: Record<string, string>) {
   const config = loadConfig(env);
@@ -55,18 +57,19 @@ export async function prepareMerchant(env: Record<string, string>) {
   for (const environment of ["sandbox", "production"] as const) {
     await setSettlementWallet(deps, { organizationId: org.organization_id, environment, address: wallet });
   }
-  return { org, database, deps };
+  return { org, database, deps, wallet };
 }
 
 /** src/main.ts in a child process, with `nodeArgs` (e.g. --cpu-prof) for node. */
 export const startServiceProcess = (env: Record<string, string>, nodeArgs: string[] = []) =>
   startChildServer(process.execPath, [...nodeArgs, "--import", "tsx", MAIN], env);
 
-export async function startService(): Promise<ServiceUnderTest> {
+/** `extraEnv`: more of the service's environment, e.g. WORKERS. */
+export async function startService(extraEnv: Record<string, string> = {}): Promise<ServiceUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), "stellar-pay-bench-"));
   const postgres = process.env.BENCH_DATABASE_URL;
   const schema = `bench_${randomBytes(4).toString("hex")}`;
-  const env = serviceEnv(postgres ? withSchema(postgres, schema) : `file:${join(dir, "bench.db")}`);
+  const env = serviceEnv(postgres ? withSchema(postgres, schema) : `file:${join(dir, "bench.db")}`, extraEnv);
   const { org, database } = await prepareMerchant(env);
   await database.close();
 
@@ -76,6 +79,7 @@ export async function startService(): Promise<ServiceUnderTest> {
     url: server.url,
     databasePath: postgres ? null : join(dir, "bench.db"),
     databaseName: postgres ? "PostgreSQL" : "SQLite",
+    workers: loadConfig({ ...process.env, ...env }).workers,
     cpuMs: server.cpuMs,
     liveKey: org.live_api_key,
     sandboxKey: org.sandbox_api_key,

@@ -1,9 +1,12 @@
 // Which process streams which settlement wallet. On PostgreSQL several app processes share the
 // work: each wallet's stream needs a session-level advisory lock (pg_try_advisory_lock) held on one
 // dedicated connection, so exactly one process streams a wallet and another takes over when that
-// process (and with it the connection) dies. SQLite is one process's database: every lock is granted.
+// process (and with it the connection) dies. On SQLite the worker processes of one service
+// (WORKERS > 1) ask their primary process, which frees a worker's locks when it exits; a single
+// process holds every lock.
 import { createHash } from "node:crypto";
 import pg from "pg";
+import { coordinatorClient } from "../cluster/coordinator.ts";
 import type { Config } from "../config.ts";
 import { postgresSchema } from "../db/client.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -18,7 +21,14 @@ export interface AccountLocks {
 
 export function createAccountLocks(config: Config, logger: Logger): AccountLocks {
   if (config.dialect === "sqlite") {
-    return { tryAcquire: async () => true, release: async () => {}, onLost: () => {}, close: async () => {} };
+    const coordinator = coordinatorClient();
+    return {
+      tryAcquire: async (key) => (coordinator ? coordinator.tryLock(key) : true),
+      release: async (key) => void (await coordinator?.unlock(key)),
+      // The primary keeps a worker's locks as long as the worker lives.
+      onLost: () => {},
+      close: async () => {},
+    };
   }
   return new PostgresAccountLocks(config.databaseUrl, logger);
 }

@@ -6,7 +6,7 @@ import type { Logger } from "../shared/logger.ts";
 import { readJsonBody } from "./body.ts";
 import { type StoredResponse, checkIdempotencyKey, requestFingerprint, runIdempotently } from "./idempotency.ts";
 import { errorResponse } from "./errors.ts";
-import { RateLimiter } from "./rate-limit.ts";
+import { createRateLimiter } from "./rate-limit.ts";
 import { type Route, Router } from "./router.ts";
 import type { ApiRequest, ApiResponse } from "./transport.ts";
 
@@ -16,7 +16,7 @@ export const isApiPath = (path: string) => path === API_PREFIX || path.startsWit
 
 export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[]) {
   const router = new Router(routes);
-  const limiter = new RateLimiter(deps.clock);
+  const limiter = createRateLimiter(deps.clock);
 
   return async function handleApiRequest(request: ApiRequest): Promise<ApiResponse> {
     let rateHeaders: Record<string, string> = {};
@@ -25,7 +25,7 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[]) 
       if (!scope) throw unauthorized();
 
       const limit = scope.environment === "production" ? deps.config.rateLimits.live : deps.config.rateLimits.sandbox;
-      const decision = limiter.take(scope.apiKeyId, limit);
+      const decision = await limiter.take(scope.apiKeyId, limit);
       rateHeaders = decision.headers;
       if (!decision.allowed) throw tooManyRequests();
 

@@ -1,0 +1,90 @@
+// What the worker processes of one service (WORKERS > 1) must agree on, kept by the primary process
+// and asked for over Node's IPC channel: the per-key rate-limit buckets (a limit is the key's, not a
+// worker's) and, on SQLite, which worker streams which settlement wallet (PostgreSQL has advisory
+// locks for that). A worker's locks go with it when it exits, so another worker takes its wallets over.
+import cluster, { type Worker } from "node:cluster";
+import { RateLimiter, type RateDecision } from "../rest/rate-limit.ts";
+import { systemClock } from "../shared/clock.ts";
+
+interface Call {
+  type: "coordinator:call";
+  id: number;
+  method: keyof Coordinator;
+  args: unknown[];
+}
+
+interface Result {
+  type: "coordinator:result";
+  id: number;
+  result: unknown;
+}
+
+/** The questions a worker can ask; every answer is plain JSON. */
+export interface Coordinator {
+  takeRateToken(key: string, perSecond: number): RateDecision;
+  tryLock(key: string): boolean;
+  unlock(key: string): void;
+}
+
+/** The primary's side: answers every worker's calls; returns what must run when a worker exits. */
+export function serveCoordinator(): { forgetWorker(worker: Worker): void } {
+  const limiter = new RateLimiter(systemClock);
+  const lockHolders = new Map<string, number>();
+  const answer = (worker: Worker, call: Call): unknown => {
+    switch (call.method) {
+      case "takeRateToken":
+        return limiter.take(call.args[0] as string, call.args[1] as number);
+      case "tryLock": {
+        const key = call.args[0] as string;
+        const holder = lockHolders.get(key);
+        if (holder !== undefined && holder !== worker.id) return false;
+        lockHolders.set(key, worker.id);
+        return true;
+      }
+      case "unlock": {
+        const key = call.args[0] as string;
+        if (lockHolders.get(key) === worker.id) lockHolders.delete(key);
+        return null;
+      }
+    }
+  };
+  cluster.on("message", (worker, message: Call) => {
+    if (message?.type !== "coordinator:call") return;
+    const reply: Result = { type: "coordinator:result", id: message.id, result: answer(worker, message) };
+    // A worker that is gone has nothing left to answer.
+    if (worker.isConnected()) worker.send(reply);
+  });
+  return {
+    forgetWorker(worker) {
+      for (const [key, holder] of lockHolders) if (holder === worker.id) lockHolders.delete(key);
+    },
+  };
+}
+
+let client: { [K in keyof Coordinator]: (...args: Parameters<Coordinator[K]>) => Promise<ReturnType<Coordinator[K]>> } | null = null;
+
+/** The worker's side, or null in a process that is not a cluster worker (WORKERS=1, tests, the CLI). */
+export function coordinatorClient() {
+  if (!cluster.isWorker) return null;
+  if (client) return client;
+  let nextId = 0;
+  const waiting = new Map<number, (result: unknown) => void>();
+  process.on("message", (message: Result) => {
+    if (message?.type !== "coordinator:result") return;
+    waiting.get(message.id)?.(message.result);
+    waiting.delete(message.id);
+  });
+  // A worker whose primary is gone exits (Node's cluster does that), so no call waits forever.
+  const call = (method: keyof Coordinator, args: unknown[]) =>
+    new Promise<never>((resolve) => {
+      const id = nextId++;
+      waiting.set(id, resolve as (result: unknown) => void);
+      process.send!({ type: "coordinator:call", id, method, args } satisfies Call);
+    });
+  client = {
+    takeRateToken: (key, perSecond) => call("takeRateToken", [key, perSecond]),
+    tryLock: (key) => call("tryLock", [key]),
+    unlock: (key) => call("unlock", [key]),
+  };
+  return client;
+}

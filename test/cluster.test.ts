@@ -1,0 +1,171 @@
+// WORKERS > 1, as an operator runs it: the real service (src/main.ts) in a child process, its workers
+// forked by the primary. A key's rate limit holds across the workers, a settlement wallet is streamed
+// by one worker only, a worker that dies is replaced, and SIGTERM stops them all.
+import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { createServer as createNetServer } from "node:net";
+import { Networks } from "@stellar/stellar-sdk";
+import { afterAll, expect, it } from "vitest";
+import { childPids, startChildServer } from "../bench/lib/processes.ts";
+import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
+import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
+import { serve } from "../src/server.ts";
+import { systemClock } from "../src/shared/clock.ts";
+import { fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
+import { freshDatabaseUrl } from "./support/test-app.ts";
+
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+/** The service's worker processes: the children of the primary that run src/main.ts (not tsx's esbuild). */
+function workerPids(primaryPid: number): number[] {
+  return childPids(primaryPid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("main.ts");
+    } catch {
+      return false; // exited meanwhile
+    }
+  });
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** One request on a connection of its own: the primary hands each new connection to the next worker. */
+function getOnNewConnection(url: string, key: string): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false, headers: { authorization: `Bearer ${key}` } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode! }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function startCluster(extraEnv: Record<string, string> = {}) {
+  const database = await freshDatabaseUrl();
+  cleanups.push(() => database.drop());
+  const env = serviceEnv(database.url, { WORKERS: "2", LOG_LEVEL: "silent", ...extraEnv });
+  const merchant = await prepareMerchant(env);
+  cleanups.push(() => merchant.database.close());
+  const service = await startServiceProcess(env);
+  cleanups.push(() => service.stop());
+  return { service, env, ...merchant };
+}
+
+it("shares each key's rate limit across the workers", async () => {
+  const { service, org } = await startCluster({ RATE_LIMIT_LIVE: "5" });
+  expect(workerPids(service.pid)).toHaveLength(2);
+
+  // At once, each on a connection of its own: the primary hands them to the two workers in turn.
+  const started = Date.now();
+  const answers = await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(`${service.url}/api/v1/payments`, org.live_api_key)));
+  const refilled = Math.ceil(((Date.now() - started) / 1000) * 5);
+
+  // One bucket of 5 for the key, whichever worker answered; a bucket per worker would let 10 through.
+  const allowed = answers.filter((a) => a.status === 200).length;
+  expect(allowed).toBeGreaterThanOrEqual(5);
+  expect(allowed).toBeLessThanOrEqual(5 + refilled);
+  expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - allowed);
+});
+
+it("replaces a worker that dies, and SIGTERM stops every worker", async () => {
+  const { service, org } = await startCluster();
+  const [victim, survivor] = workerPids(service.pid);
+  process.kill(victim!, "SIGKILL");
+
+  const replaced = await waitFor(async () => workerPids(service.pid), (pids) => pids.length === 2 && !pids.includes(victim!), 20_000);
+  expect(replaced).toContain(survivor);
+  // The new worker listens: every connection is answered, whichever worker it reaches.
+  await waitFor(
+    async () => Promise.all(Array.from({ length: 6 }, () => getOnNewConnection(`${service.url}/api/v1/payments`, org.live_api_key).catch(() => null))),
+    (answers) => answers.every((a) => a?.status === 200),
+    20_000,
+  );
+
+  await service.stop();
+  expect(isAlive(service.pid)).toBe(false);
+  await waitFor(async () => replaced.filter(isAlive), (alive) => alive.length === 0);
+});
+
+it("stops with exit code 1 when its workers cannot start", async () => {
+  const taken = createNetServer();
+  await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+  cleanups.push(() => new Promise((done) => taken.close(done)));
+  const database = await freshDatabaseUrl();
+  cleanups.push(() => database.drop());
+  const env = serviceEnv(database.url, { WORKERS: "2", LOG_LEVEL: "silent", PORT: String((taken.address() as { port: number }).port) });
+
+  const error = await startChildServer(process.execPath, ["--import", "tsx", "src/main.ts"], env).then(
+    () => null,
+    (e: Error) => e,
+  );
+  expect(error?.message).toMatch(/exited with 1/);
+  expect(error?.message).toContain("EADDRINUSE");
+});
+
+it("streams each settlement wallet from one worker only, and completes its payments", async () => {
+  // A Stellar test network of our own, reached over HTTP as Horizon would be; it counts the payment
+  // streams opened per account.
+  const network = new SimulatedNetwork({ networkPassphrase: Networks.TESTNET, basePath: "/net", ledgerCloseMs: 100, clock: systemClock });
+  const streamsOpened = new Map<string, number>();
+  const horizon = await serve(
+    (request) => {
+      const path = new URL(request.url).pathname;
+      const account = /^\/net\/horizon\/accounts\/(G[A-Z0-9]{55})\/payments$/.exec(path)?.[1];
+      if (account && (request.headers.get("accept") ?? "").includes("text/event-stream")) {
+        streamsOpened.set(account, (streamsOpened.get(account) ?? 0) + 1);
+      }
+      return network.fetch(request);
+    },
+    { port: 0, host: "127.0.0.1" },
+  );
+  network.start();
+  cleanups.push(() => horizon.close(), () => network.stop());
+
+  const { service, org, wallet } = await startCluster({ HORIZON_TESTNET_URL: `${horizon.url}/net/horizon` });
+  await network.fund(wallet);
+  const payments: { id: string; payment_instructions: { muxed_destination: string } }[] = [];
+  for (let i = 0; i < 4; i++) {
+    const response = await fetch(`${service.url}/api/v1/payments`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${org.sandbox_api_key}`, "content-type": "application/json" },
+      body: JSON.stringify({ amount: "2" }),
+    });
+    expect(response.status).toBe(201);
+    payments.push((await response.json()) as (typeof payments)[number]);
+  }
+  // Both workers look for wallets to stream every second: give each of them time to look twice.
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  expect(streamsOpened.get(wallet)).toBe(1);
+
+  const payerWallet = walletOn(network, `${horizon.url}/net/horizon`);
+  const payer = await fundedPayer(payerWallet);
+  for (const payment of payments) {
+    const sent = await submit(payerWallet, await signedTransaction(payerWallet, payer, [payOp(payment.payment_instructions.muxed_destination, "2")]));
+    expect(sent.hash).toBeTruthy();
+  }
+
+  const statuses = await waitFor(
+    () =>
+      Promise.all(
+        payments.map(async (p) => {
+          const response = await fetch(`${service.url}/api/v1/payments/${p.id}`, { headers: { authorization: `Bearer ${org.sandbox_api_key}` } });
+          return ((await response.json()) as { status: string }).status;
+        }),
+      ),
+    (all) => all.every((s) => s === "completed"),
+    20_000,
+  );
+  expect(statuses).toEqual(["completed", "completed", "completed", "completed"]);
+  expect(streamsOpened.get(wallet)).toBe(1);
+}, 60_000);
