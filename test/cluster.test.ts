@@ -97,6 +97,15 @@ it("replaces a worker that dies, and SIGTERM stops every worker", async () => {
   await waitFor(async () => replaced.filter(isAlive), (alive) => alive.length === 0);
 });
 
+it("leaves no worker behind when the primary is killed", async () => {
+  const { service } = await startCluster();
+  const workers = workerPids(service.pid);
+  expect(workers).toHaveLength(2);
+  process.kill(service.pid, "SIGKILL");
+  // Node's cluster ends a worker whose primary is gone; none keeps serving the port on its own.
+  await waitFor(async () => workers.filter(isAlive), (alive) => alive.length === 0);
+});
+
 it("stops with exit code 1 when its workers cannot start", async () => {
   const taken = createNetServer();
   await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
