@@ -55,7 +55,8 @@ export function startChildServer(command: string, args: string[], env: Record<st
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
+  // Ended already: on its own (exitCode) or by a signal, e.g. a test's SIGKILL (signalCode).
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
     child.once("exit", () => done());
     child.kill("SIGTERM");

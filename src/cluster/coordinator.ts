@@ -26,7 +26,7 @@ export interface Coordinator {
   unlock(key: string): void;
 }
 
-/** The primary's side: answers every worker's calls; returns what must run when a worker exits. */
+/** The primary's side: answers every worker's calls. `forgetWorker` frees the locks of a worker that exited. */
 export function serveCoordinator(): { forgetWorker(worker: Worker): void } {
   const limiter = new RateLimiter(systemClock);
   const lockHolders = new Map<string, number>();
@@ -75,16 +75,16 @@ export function coordinatorClient() {
     waiting.delete(message.id);
   });
   // A worker whose primary is gone exits (Node's cluster does that), so no call waits forever.
-  const call = (method: keyof Coordinator, args: unknown[]) =>
-    new Promise<never>((resolve) => {
+  const call = <T>(method: keyof Coordinator, args: unknown[]) =>
+    new Promise<T>((resolve) => {
       const id = nextId++;
       waiting.set(id, resolve as (result: unknown) => void);
       process.send!({ type: "coordinator:call", id, method, args } satisfies Call);
     });
   client = {
-    takeRateToken: (key, perSecond) => call("takeRateToken", [key, perSecond]),
-    tryLock: (key) => call("tryLock", [key]),
-    unlock: (key) => call("unlock", [key]),
+    takeRateToken: (key, perSecond) => call<RateDecision>("takeRateToken", [key, perSecond]),
+    tryLock: (key) => call<boolean>("tryLock", [key]),
+    unlock: (key) => call<void>("unlock", [key]),
   };
   return client;
 }
