@@ -78,6 +78,36 @@ it("shares each key's rate limit across the workers", async () => {
   expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - allowed);
 });
 
+it("creates one payment for concurrent requests with one Idempotency-Key, whichever workers answer", async () => {
+  const { service, org, database } = await startCluster();
+  const create = () =>
+    new Promise<{ status: number; body: string; replayed: boolean }>((resolve, reject) => {
+      const req = httpRequest(
+        `${service.url}/api/v1/payments`,
+        {
+          method: "POST",
+          agent: false,
+          headers: { authorization: `Bearer ${org.sandbox_api_key}`, "content-type": "application/json", "idempotency-key": "order-42" },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () =>
+            resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), replayed: res.headers["idempotent-replayed"] === "true" }),
+          );
+        },
+      );
+      req.on("error", reject);
+      req.end(JSON.stringify({ amount: "3.5" }));
+    });
+
+  const answers = await Promise.all(Array.from({ length: 20 }, create));
+  expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
+  expect(new Set(answers.map((a) => a.body)).size).toBe(1);
+  expect(answers.filter((a) => !a.replayed)).toHaveLength(1);
+  expect(await database.db.payment.count()).toBe(1);
+});
+
 it("replaces a worker that dies, and SIGTERM stops every worker", async () => {
   const { service, org } = await startCluster();
   const [victim, survivor] = workerPids(service.pid);
