@@ -235,6 +235,18 @@ describe("retries", () => {
     expect(delivery).toMatchObject({ status: "pending", response_code: 302, last_error: "Endpoint answered HTTP 302" });
     expect(receiver.at("/redirect-target")).toHaveLength(0);
   });
+
+  it("records a receiver's answer that holds a NUL byte (PostgreSQL text cannot), and sends nothing twice", async () => {
+    const own = await t.createMerchant();
+    receiver.respond("/nul", { status: 200, body: "ok\u0000binary" });
+    const endpoint = await createEndpoint("/nul", ["payment.created"], own.sandboxKey);
+    await createPayment(own.sandboxKey);
+    await t.app.webhooks.runOnce();
+    await t.app.webhooks.runOnce();
+    const log = await t.api("GET", `/webhook-deliveries?endpoint_id=${endpoint.id}`, { key: own.sandboxKey });
+    expect(log.body.webhook_deliveries).toMatchObject([{ status: "succeeded", response_code: 200, response_body: "ok\uFFFDbinary" }]);
+    expect(receiver.at("/nul")).toHaveLength(1);
+  });
 });
 
 describe("safety", () => {

@@ -67,7 +67,8 @@ export const sendWebhookRequest: WebhookSender = (request) =>
       });
       res.on("end", () => {
         clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") });
+        // A NUL byte becomes U+FFFD, as undecodable bytes already do: PostgreSQL text cannot hold it.
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8").replaceAll("\0", "\uFFFD") });
       });
       res.on("error", (error) => {
         clearTimeout(timer);
