@@ -1,12 +1,13 @@
 // WORKERS > 1, as an operator runs it: the real service (src/main.ts) in a child process, its workers
-// forked by the primary. A key's rate limit holds across the workers, a settlement wallet is streamed
-// by one worker only, a worker that dies is replaced, and SIGTERM stops them all.
+// forked by the primary. A key's rate limit and an Idempotency-Key hold across the workers, a
+// settlement wallet is streamed by one worker only, a worker that dies is replaced, SIGTERM stops
+// them all, no worker outlives the primary, and a worker that cannot start stops the service.
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { Networks } from "@stellar/stellar-sdk";
 import { afterAll, expect, it } from "vitest";
-import { childPids, startChildServer } from "../bench/lib/processes.ts";
+import { childPids } from "../bench/lib/processes.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { serve } from "../src/server.ts";
@@ -144,7 +145,7 @@ it("stops with exit code 1 when its workers cannot start", async () => {
   cleanups.push(() => database.drop());
   const env = serviceEnv(database.url, { WORKERS: "2", LOG_LEVEL: "silent", PORT: String((taken.address() as { port: number }).port) });
 
-  const error = await startChildServer(process.execPath, ["--import", "tsx", "src/main.ts"], env).then(
+  const error = await startServiceProcess(env).then(
     () => null,
     (e: Error) => e,
   );
