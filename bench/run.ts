@@ -3,7 +3,7 @@
 // BENCH_SECONDS / BENCH_CONNECTIONS override the defaults (6 s measured after 2 s warm-up, 32 connections);
 // BENCH_ONLY=text measures only the scenarios whose name contains it; BENCH_DATABASE_URL=postgresql://...
 // runs the service on PostgreSQL (a fresh schema, dropped after). The service runs as it would by
-// default (WORKERS = the number of CPUs); WORKERS=1 npm run bench measures a single process.
+// default (WORKERS = the number of CPUs, up to 4); WORKERS=1 npm run bench measures a single process.
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type Measurement, measure } from "./lib/measure.ts";

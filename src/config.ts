@@ -57,6 +57,12 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * The default is a worker per CPU, up to 4: each worker holds ~200 MB, and on SQLite their writes
+ * take turns, so more only pays for reads. WORKERS sets any number.
+ */
+const DEFAULT_MAX_WORKERS = 4;
+
 export const DEFAULT_DATABASE_URL = `file:${resolve("data", "stellar-pay.db")}`;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -86,6 +92,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     logLevel: e.LOG_LEVEL,
-    workers: e.LEDGER === "simulated" ? 1 : (e.WORKERS ?? availableParallelism()),
+    workers: e.LEDGER === "simulated" ? 1 : (e.WORKERS ?? Math.min(availableParallelism(), DEFAULT_MAX_WORKERS)),
   };
 }

@@ -1,16 +1,15 @@
-// The only file that starts things: config -> migrations -> (workers, when WORKERS > 1) ->
-// database -> app -> server -> signals.
+// The only file that starts things: config -> migrations -> the service (serve-requests.ts) in
+// this process, or in each worker forked by the supervisor when WORKERS > 1 (cluster/).
 import cluster from "node:cluster";
-import { buildApp } from "./app.ts";
 import { type ListeningMessage, superviseWorkers } from "./cluster/supervisor.ts";
-import { printDemo, setUpDemo } from "./cli/demo.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { openDatabase } from "./db/client.ts";
 import { migrateDatabase } from "./db/migrate.ts";
-import { serve } from "./server.ts";
-import { systemClock } from "./shared/clock.ts";
-import { randomIds } from "./shared/ids.ts";
-import { type Logger, createLogger } from "./shared/logger.ts";
+import { createLogger } from "./shared/logger.ts";
+
+// The service is loaded only where it serves requests: a supervisor that imported it would hold
+// the whole app (Prisma, GraphQL, the Stellar SDK) in memory for nothing.
+const serveRequests: typeof import("./serve-requests.ts").serveRequests = async (...args) =>
+  (await import("./serve-requests.ts")).serveRequests(...args);
 
 async function main() {
   let config: Config;
@@ -35,32 +34,6 @@ async function main() {
   if (applied.length) logger.info("migrations applied", { applied });
   if (config.workers > 1) return superviseWorkers(config, logger, announce);
   return serveRequests(config, logger, announce);
-}
-
-/** The service itself: this process alone (WORKERS=1) or one of the workers. */
-async function serveRequests(config: Config, logger: Logger, announce: (url: string) => void) {
-  const database = openDatabase(config.databaseUrl);
-  const app = buildApp({ db: database.db, config, clock: systemClock, ids: randomIds, logger });
-  const server = await serve(app, { port: config.port, host: config.host });
-  await app.start({ url: server.url });
-  announce(server.url);
-  if (process.argv.includes("--demo")) {
-    const demo = await setUpDemo({ db: database.db, config, clock: systemClock, ids: randomIds }, app.ledger);
-    printDemo(demo, `${config.publicUrl}/_sim/horizon`);
-  }
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info("shutting down", { signal });
-    await server.close();
-    await app.stop();
-    await database.close();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 
 main().catch((error) => {

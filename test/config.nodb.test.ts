@@ -20,7 +20,7 @@ describe("loadConfig", () => {
       webhookTimeoutMs: 10_000,
       webhookAllowPrivate: false,
       logLevel: "info",
-      workers: availableParallelism(),
+      workers: Math.min(availableParallelism(), 4),
     });
     expect(DEFAULT_DATABASE_URL).toBe(`file:${resolve("data", "stellar-pay.db")}`);
   });
