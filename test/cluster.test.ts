@@ -109,6 +109,22 @@ it("creates one payment for concurrent requests with one Idempotency-Key, whiche
   expect(await database.db.payment.count()).toBe(1);
 });
 
+it("serves GraphQL over SSE in distinct connections mode, and refuses a single connection reservation", async () => {
+  const { service, org } = await startCluster();
+  // A reserved stream would live in one worker, and the client's next request may reach the other.
+  const reserve = await fetch(`${service.url}/graphql/stream`, { method: "PUT", headers: { authorization: `Bearer ${org.sandbox_api_key}` } });
+  expect(reserve.status).toBe(405);
+  expect(await reserve.json()).toEqual({ error: expect.stringContaining("WORKERS=1") });
+
+  const query = await fetch(`${service.url}/graphql/stream`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${org.sandbox_api_key}`, "content-type": "application/json", accept: "text/event-stream" },
+    body: JSON.stringify({ query: "{ payments(first: 1) { edges { node { id } } } }" }),
+  });
+  expect(query.status).toBe(200);
+  expect(await query.text()).toContain('"edges":[]');
+});
+
 it("replaces a worker that dies, and SIGTERM stops every worker", async () => {
   const { service, org } = await startCluster();
   const [victim, survivor] = workerPids(service.pid);

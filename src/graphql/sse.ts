@@ -1,7 +1,8 @@
 // graphql-sse at /graphql/stream: subscriptions (and queries) over Server-Sent Events, distinct
-// connection mode. Same schema and context as /graphql; the API key is optional, as the public
+// connections mode (and, with WORKERS=1 only, single connection mode). Same schema and context as /graphql; the API key is optional, as the public
 // checkout subscription needs none. Errors are masked as yoga masks them: a DomainError keeps its
 // message and extensions.code, anything else becomes "Unexpected error.".
+import cluster from "node:cluster";
 import { type DocumentNode, GraphQLError, parse, validate } from "graphql";
 import { createHandler } from "graphql-sse/lib/use/fetch";
 import { DomainError } from "../errors.ts";
@@ -11,6 +12,9 @@ import { schema } from "./schema.ts";
 import { subscribeSharingResults } from "./shared-subscribe.ts";
 
 export const SSE_PATH = "/graphql/stream";
+
+const SINGLE_CONNECTION_REFUSED =
+  "The single connection mode (PUT) needs WORKERS=1; use the distinct connections mode (a GET or POST per operation)";
 
 export function createSseServer(deps: GraphQLContext["deps"]) {
   function mask(error: GraphQLError): GraphQLError {
@@ -64,6 +68,11 @@ export function createSseServer(deps: GraphQLContext["deps"]) {
   });
 
   return async function fetch(request: Request): Promise<Response> {
+    // A PUT reserves a stream for graphql-sse's single connection mode, kept in this process; with
+    // several workers the client's next request may reach another one and find nothing.
+    if (request.method === "PUT" && cluster.isWorker) {
+      return new Response(JSON.stringify({ error: SINGLE_CONNECTION_REFUSED }), { status: 405, headers: { "content-type": "application/json" } });
+    }
     try {
       return await handler(request);
     } catch (error) {
