@@ -1,7 +1,8 @@
 // graphql-sse at /graphql/stream: subscriptions (and queries) over Server-Sent Events, distinct
-// connections mode (and, with WORKERS=1 only, single connection mode). Same schema and context as /graphql; the API key is optional, as the public
-// checkout subscription needs none. Errors are masked as yoga masks them: a DomainError keeps its
-// message and extensions.code, anything else becomes "Unexpected error.".
+// connections mode (and, with WORKERS=1 only, single connection mode). Same schema and context as
+// /graphql; the API key is optional, as the public checkout subscription needs none. Errors are
+// masked as yoga masks them: a DomainError keeps its message and extensions.code, anything else
+// becomes "Unexpected error.".
 import cluster from "node:cluster";
 import { type DocumentNode, GraphQLError, parse, validate } from "graphql";
 import { createHandler } from "graphql-sse/lib/use/fetch";
