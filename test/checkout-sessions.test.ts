@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { describe, expect, it } from "vitest";
+import { startTestAppWithMerchant } from "./support/test-app.ts";
 
-let t: TestApp;
-let merchant: Merchant;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  merchant = await t.createMerchant();
-});
-afterAll(() => t.close());
+const { t, merchant } = await startTestAppWithMerchant();
 
 const createSession = (body: Record<string, unknown>, key = merchant.sandboxKey) =>
   t.api("POST", "/checkout-sessions", { key, body });

@@ -1,21 +1,14 @@
 // The driver-level reads must return exactly what Prisma returns for the same rows, and the rows the
 // driver-level writes store must read back through Prisma exactly as the service returned them.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { directSql } from "../src/db/client.ts";
 import { hotReads } from "../src/db/hot-reads.ts";
 import { createPayment } from "../src/modules/payments/payments.service.ts";
 import { createInvoice, finalizeInvoice } from "../src/modules/invoices/invoices.service.ts";
-import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { startTestAppWithMerchant } from "./support/test-app.ts";
 
-let t: TestApp;
-let merchant: Merchant;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  merchant = await t.createMerchant();
-});
-afterAll(() => t.close());
+const { t, merchant } = await startTestAppWithMerchant();
 
 it("reads a payment exactly as Prisma does, with every column type set", async () => {
   const created = await t.api("POST", "/payments", {

@@ -1,15 +1,8 @@
 // GraphQL for checkout sessions, payment links, invoices and manual completion: the same rules as REST.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { describe, expect, it } from "vitest";
+import { startTestAppWithMerchant } from "./support/test-app.ts";
 
-let t: TestApp;
-let merchant: Merchant;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  merchant = await t.createMerchant();
-});
-afterAll(() => t.close());
+const { t, merchant } = await startTestAppWithMerchant();
 
 const gql = async (query: string, variables?: Record<string, unknown>, key: string | undefined = merchant.sandboxKey) =>
   (await t.graphql(query, variables, key)).body;

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { deleteExpiredIdempotencyRecords, runIdempotently } from "../src/rest/idempotency.ts";
-import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { startTestAppWithMerchant } from "./support/test-app.ts";
 
-let t: TestApp;
-let merchant: Merchant;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  merchant = await t.createMerchant();
-});
-afterAll(() => t.close());
+const { t, merchant } = await startTestAppWithMerchant();
 
 let counter = 0;
 const newKey = () => `key-${Date.now()}-${counter++}`;

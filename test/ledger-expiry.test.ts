@@ -1,15 +1,8 @@
 // The expiry sweeper, driven by a TestClock: no sleeping, runOnce() does what the loop does each second.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { describe, expect, it } from "vitest";
+import { startTestAppWithMerchant } from "./support/test-app.ts";
 
-let t: TestApp;
-let merchant: Merchant;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  merchant = await t.createMerchant();
-});
-afterAll(() => t.close());
+const { t, merchant } = await startTestAppWithMerchant();
 
 const read = async (path: string) => (await t.api("GET", path, { key: merchant.sandboxKey })).body;
 

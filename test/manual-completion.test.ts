@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { completePayment, expirePayment } from "../src/modules/payments/payment-completion.ts";
 import { expectCompletionSnapshots } from "./ledger/completion-events.ts";
-import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { startTestAppWithMerchant } from "./support/test-app.ts";
 
-let t: TestApp;
-let merchant: Merchant;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  merchant = await t.createMerchant();
-});
-afterAll(() => t.close());
+const { t, merchant } = await startTestAppWithMerchant();
 
 const createPayment = async () => (await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "5" } })).body;
 const complete = (id: string, body?: Record<string, unknown>, key = merchant.sandboxKey) =>

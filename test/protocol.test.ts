@@ -1,16 +1,9 @@
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { postgresSchema } from "../src/db/client.ts";
-import { type Merchant, type TestApp, dialect, startTestApp } from "./support/test-app.ts";
+import { dialect, startTestApp, startTestAppWithMerchant } from "./support/test-app.ts";
 
-let t: TestApp;
-let merchant: Merchant;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  merchant = await t.createMerchant();
-});
-afterAll(() => t.close());
+const { t, merchant } = await startTestAppWithMerchant();
 
 const paymentCount = () => t.database.db.payment.count();
 

@@ -1,6 +1,7 @@
 // Starts the real app on a fresh database (SQLite file, or a PostgreSQL schema of database `test`,
 // chosen by TEST_DIALECT) behind a real HTTP server on 127.0.0.1, and gives tests a small client.
 import { randomBytes } from "node:crypto";
+import { afterAll } from "vitest";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -88,6 +89,16 @@ export interface ApiResponse {
   headers: Headers;
   body: any;
   raw: string;
+}
+
+/**
+ * What most test files share: one app and one merchant for the whole file, closed after its last
+ * test. Call it at the top level of the file: `const { t, merchant } = await startTestAppWithMerchant();`
+ */
+export async function startTestAppWithMerchant(): Promise<{ t: TestApp; merchant: Merchant }> {
+  const t = await startTestApp();
+  afterAll(() => t.close());
+  return { t, merchant: await t.createMerchant() };
 }
 
 /** `workers`: start the app's background workers (ledger streamer, expiry sweeper, simulated ledger clock) */
