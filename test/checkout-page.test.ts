@@ -140,6 +140,14 @@ describe("checkout page", () => {
     expect(session.status).toBe(201);
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
+    // Hold the live stream back until the payer has opened the details: its first view re-renders
+    // the page, which must keep them open and keep the focus where it was.
+    let releaseStream!: () => void;
+    const streamHeld = new Promise<void>((resolve) => (releaseStream = resolve));
+    await page.route("**/graphql/stream", async (route) => {
+      await streamHeld;
+      await route.continue();
+    });
     await page.goto(`${t.url}${new URL(session.body.checkout_url).pathname}`);
     await page.getByText("Concert ticket").waitFor();
 
@@ -152,6 +160,12 @@ describe("checkout page", () => {
     expect(focused).toEqual(["Pay with Freighter", "Pay with a test wallet", "Pay from a mobile wallet"]);
     await page.keyboard.press("Enter");
     await page.locator(".qr svg").waitFor();
+
+    await page.locator("details.mobile").evaluate((details) => details.setAttribute("data-before-stream", ""));
+    releaseStream();
+    await page.locator("details[data-before-stream]").waitFor({ state: "detached" });
+    await page.locator(".qr svg").waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Pay from a mobile wallet");
 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(await page.getByRole("link", { name: "Cancel and return to the merchant" }).getAttribute("href")).toBe("https://shop.example/cart");

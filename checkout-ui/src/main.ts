@@ -24,6 +24,8 @@ let payAsset: string | null = null;
 let busy = false;
 let notice: { text: string; error: boolean } | null = null;
 let redirectTimer: number | null = null;
+/** Whether the payer opened the mobile-wallet details: every render rebuilds them, open or not. */
+let mobileOpen = false;
 
 type Child = Node | string | null | undefined | false;
 
@@ -136,7 +138,7 @@ function mobileWallet(v: CheckoutView): HTMLElement {
   const due = v.amountReceived && v.amount && v.amountReceived !== "0.0000000" ? "Amount still due" : "Amount";
   return h(
     "details",
-    { class: "mobile" },
+    { class: "mobile", open: mobileOpen, ontoggle: (event: Event) => (mobileOpen = (event.target as HTMLDetailsElement).open) },
     h("summary", {}, "Pay from a mobile wallet"),
     h("p", { class: "muted" }, "Scan with a SEP-7 wallet, or copy the details. Keep the memo: it identifies your payment."),
     qr,
@@ -245,7 +247,7 @@ function render() {
     h("footer", { class: "muted" }, `Stellar ${v.network === "public" ? "public network" : "test network"}`),
   );
   // Keep keyboard focus on the same control across re-renders.
-  if (focused) [...root.querySelectorAll<HTMLElement>("button, select")].find((el) => el.textContent === focused)?.focus();
+  if (focused) [...root.querySelectorAll<HTMLElement>("button, select, summary")].find((el) => el.textContent === focused)?.focus();
   document.title = `${v.state === "paid" ? "Paid" : "Pay"} ${v.merchantName}`.trim();
 }
 

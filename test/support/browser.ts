@@ -32,6 +32,8 @@ export async function launchBrowser(options: { viewport?: { width: number; heigh
     ],
     viewport: options.viewport ?? { width: 1024, height: 800 },
   });
+  // Below the test timeout, so that a wait that fails names its step.
+  context.setDefaultTimeout(20_000);
   return {
     context,
     async close() {
