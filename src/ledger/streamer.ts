@@ -4,6 +4,8 @@
 // (Horizon down, a database error) closes, waits with exponential backoff and resumes from the
 // cursor again: nothing is skipped, and the verifier makes anything seen twice count once.
 import type { Deps } from "../context.ts";
+import { directSql } from "../db/client.ts";
+import type { DirectSql } from "../db/direct-sql.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { AccountLocks } from "./account-locks.ts";
 import type { LedgerSource } from "./ledger-source.ts";
@@ -12,6 +14,40 @@ import { verifyLedgerPayments } from "./verifier.ts";
 const LATE_WINDOW_MS = 24 * 60 * 60_000;
 /** How far before a wallet's oldest open payment a fresh stream starts, for clock differences. */
 const FIRST_CURSOR_MARGIN_MS = 5 * 60_000;
+
+/** Payments whose wallet is streamed: pending, or expired since `lateSince` (a late payment still counts). */
+const openPayments = (lateSince: Date) => ({ OR: [{ status: "pending" }, { status: "expired", expiresAt: { gte: lateSince } }] });
+
+/**
+ * The wallets of open payments, as "passphrase|G...". Read group by group down the ("status",
+ * "settlementAddress", "networkPassphrase", "expiresAt") index, one seek per wallet: every process
+ * runs this every second, and its cost grows with the number of wallets, not of payments.
+ */
+async function walletsToStream(sql: DirectSql, lateSince: Date): Promise<Set<string>> {
+  const wanted = new Set<string>();
+  for (const status of ["pending", "expired"]) {
+    let after = ["", ""];
+    for (;;) {
+      const [next] = await sql.all(
+        `SELECT "settlementAddress", "networkPassphrase" FROM "Payment"
+          WHERE "status" = $1 AND ("settlementAddress", "networkPassphrase") > ($2, $3)
+          ORDER BY "status", "settlementAddress", "networkPassphrase" LIMIT 1`,
+        [status, ...after],
+      );
+      if (!next) break;
+      after = [next.settlementAddress as string, next.networkPassphrase as string];
+      if (status === "expired") {
+        const [late] = await sql.all(
+          `SELECT 1 FROM "Payment" WHERE "status" = 'expired' AND "settlementAddress" = $1 AND "networkPassphrase" = $2 AND "expiresAt" >= $3 LIMIT 1`,
+          [...after, lateSince],
+        );
+        if (!late) continue;
+      }
+      wanted.add(`${after[1]}|${after[0]}`);
+    }
+  }
+  return wanted;
+}
 
 export interface StreamerOptions {
   sourceFor(networkPassphrase: string): LedgerSource;
@@ -51,46 +87,51 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
     }
   });
 
-  async function wantedAccounts() {
-    const lateSince = new Date(deps.clock.now().getTime() - LATE_WINDOW_MS);
-    const rows = await deps.db.payment.groupBy({
-      by: ["networkPassphrase", "settlementAddress"],
-      where: { OR: [{ status: "pending" }, { status: "expired", expiresAt: { gte: lateSince } }] },
-      _min: { createdAt: true },
-    });
-    return new Map(rows.map((r) => [`${r.networkPassphrase}|${r.settlementAddress}`, r._min.createdAt ?? deps.clock.now()]));
-  }
-
   async function refreshNow() {
-    const wanted = await wantedAccounts();
+    const wanted = await walletsToStream(directSql(deps.db), new Date(deps.clock.now().getTime() - LATE_WINDOW_MS));
     for (const [key, stream] of streams) {
       if (wanted.has(key)) continue;
       stream.close();
       streams.delete(key);
       await options.locks.release(key);
     }
-    for (const [key, oldest] of wanted) {
+    for (const key of wanted) {
       if (streams.has(key) || stopped) continue;
       if (!(await options.locks.tryAcquire(key))) continue; // another process streams it
       const [networkPassphrase, account] = key.split("|") as [string, string];
-      streams.set(key, openAccountStream(networkPassphrase, account, new Date(oldest.getTime() - FIRST_CURSOR_MARGIN_MS)));
+      streams.set(key, openAccountStream(networkPassphrase, account));
     }
   }
 
-  function openAccountStream(networkPassphrase: string, account: string, startAt: Date): AccountStream {
+  function openAccountStream(networkPassphrase: string, account: string): AccountStream {
     const source = options.sourceFor(networkPassphrase);
     const position = { networkPassphrase, account };
     let closed = false;
     let failures = 0;
     let connection: { close(): void } | null = null;
     let retry: NodeJS.Timeout | undefined;
+    /** when the wallet's oldest open payment was created; read once (it reads every open payment of the wallet) */
+    let oldestOpen: Promise<Date> | undefined;
+
+    async function readOldestOpen(): Promise<Date> {
+      const lateSince = new Date(deps.clock.now().getTime() - LATE_WINDOW_MS);
+      const { _min } = await deps.db.payment.aggregate({
+        where: { ...openPayments(lateSince), settlementAddress: account, networkPassphrase },
+        _min: { createdAt: true },
+      });
+      return _min.createdAt ?? deps.clock.now();
+    }
 
     async function resumeCursor(): Promise<string> {
       const where = { networkPassphrase_account: position };
       const saved = await deps.db.ledgerCursor.findUnique({ where });
       if (saved) return saved.cursor;
       // First time for this wallet: start just before its oldest open payment, and remember it.
-      const cursor = await source.cursorBefore(account, startAt);
+      oldestOpen ??= readOldestOpen().catch((error: unknown) => {
+        oldestOpen = undefined;
+        throw error;
+      });
+      const cursor = await source.cursorBefore(account, new Date((await oldestOpen).getTime() - FIRST_CURSOR_MARGIN_MS));
       await deps.db.ledgerCursor.upsert({ where, create: { ...position, cursor }, update: {} });
       return (await deps.db.ledgerCursor.findUniqueOrThrow({ where })).cursor;
     }
