@@ -8,6 +8,7 @@ import { type DocumentNode, GraphQLError, parse, validate } from "graphql";
 import { createHandler } from "graphql-sse/lib/use/fetch";
 import { DomainError } from "../errors.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
+import { jsonResponse } from "../rest/transport.ts";
 import type { GraphQLContext } from "./context.ts";
 import { schema } from "./schema.ts";
 import { subscribeSharingResults } from "./shared-subscribe.ts";
@@ -72,16 +73,13 @@ export function createSseServer(deps: GraphQLContext["deps"]) {
     // A PUT reserves a stream for graphql-sse's single connection mode, kept in this process; with
     // several workers the client's next request may reach another one and find nothing.
     if (request.method === "PUT" && cluster.isWorker) {
-      return new Response(JSON.stringify({ error: SINGLE_CONNECTION_REFUSED }), { status: 405, headers: { "content-type": "application/json" } });
+      return jsonResponse(405, { error: SINGLE_CONNECTION_REFUSED });
     }
     try {
       return await handler(request);
     } catch (error) {
       deps.logger.error("graphql stream failed", { error });
-      return new Response(JSON.stringify({ error: "Internal server error" }), {
-        status: 500,
-        headers: { "content-type": "application/json" },
-      });
+      return jsonResponse(500, { error: "Internal server error" });
     }
   };
 }
