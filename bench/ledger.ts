@@ -20,7 +20,7 @@ import { createPayment } from "../src/modules/payments/payments.service.ts";
 import { muxedAddress } from "../src/modules/payments/payment-instructions.ts";
 import { serve } from "../src/server.ts";
 import { systemClock } from "../src/shared/clock.ts";
-import { randomIds } from "../src/shared/ids.ts";
+import { timeOrderedIds } from "../src/shared/ids.ts";
 import { createLogger } from "../src/shared/logger.ts";
 
 const SAMPLES = Number(process.env.BENCH_LEDGER_SAMPLES ?? 200);
@@ -36,7 +36,7 @@ const config = loadConfig({
 });
 await migrateDatabase(config.databaseUrl);
 const database = openDatabase(config.databaseUrl);
-const deps = { db: database.db, config, clock: systemClock, ids: randomIds, logger: createLogger("silent") };
+const deps = { db: database.db, config, clock: systemClock, ids: timeOrderedIds, logger: createLogger("silent") };
 const app = buildApp(deps);
 const server = await serve(app, { port: 0, host: "127.0.0.1" });
 await app.start({ url: server.url });

@@ -28,7 +28,7 @@ import { recordEvent } from "../src/modules/events/events.service.ts";
 import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { serve } from "../src/server.ts";
-import { randomIds } from "../src/shared/ids.ts";
+import { timeOrderedIds } from "../src/shared/ids.ts";
 import { createLogger } from "../src/shared/logger.ts";
 import { generateSecret, signatureHeaders } from "../src/webhooks/signing.ts";
 
@@ -116,7 +116,7 @@ async function main() {
   });
   await migrateDatabase(config.databaseUrl);
   const database = openDatabase(config.databaseUrl);
-  const deps = { db: database.db, config, clock: systemClock, ids: randomIds, logger: createLogger(config.logLevel) };
+  const deps = { db: database.db, config, clock: systemClock, ids: timeOrderedIds, logger: createLogger(config.logLevel) };
   const app = buildApp(deps);
   const receiver = await startReceiver();
 

@@ -6,18 +6,18 @@ import type { Config } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { serve } from "./server.ts";
 import { systemClock } from "./shared/clock.ts";
-import { randomIds } from "./shared/ids.ts";
+import { timeOrderedIds } from "./shared/ids.ts";
 import type { Logger } from "./shared/logger.ts";
 
 /** The service itself: this process alone (WORKERS=1) or one of the workers. */
 export async function serveRequests(config: Config, logger: Logger, announce: (url: string) => void) {
   const database = openDatabase(config.databaseUrl);
-  const app = buildApp({ db: database.db, config, clock: systemClock, ids: randomIds, logger });
+  const app = buildApp({ db: database.db, config, clock: systemClock, ids: timeOrderedIds, logger });
   const server = await serve(app, { port: config.port, host: config.host });
   await app.start({ url: server.url });
   announce(server.url);
   if (process.argv.includes("--demo")) {
-    const demo = await setUpDemo({ db: database.db, config, clock: systemClock, ids: randomIds }, app.ledger);
+    const demo = await setUpDemo({ db: database.db, config, clock: systemClock, ids: timeOrderedIds }, app.ledger);
     printDemo(demo, `${config.publicUrl}/_sim/horizon`);
   }
 

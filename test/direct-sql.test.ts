@@ -47,13 +47,31 @@ it("reads an API key exactly as Prisma does, revocation included", async () => {
   expect(await hotReads(t.database.db).apiKeyByHash("0".repeat(64))).toBeNull();
 });
 
-it("reads organization settings as Prisma does: wallet, assets oldest first, rates", async () => {
+it("reads organization settings as Prisma does: wallet, assets oldest first, rates, enabled endpoints' subscriptions", async () => {
   const { enableAsset, setExchangeRate } = await import("../src/modules/organizations/organizations.service.ts");
   const scope = { organizationId: merchant.organizationId, environment: "sandbox" as const };
   const issuer = merchant.wallet.publicKey();
   await enableAsset(t.deps, { ...scope, code: "USDC", issuer });
   await enableAsset(t.deps, { ...scope, code: "EURC", issuer });
   await setExchangeRate(t.deps, { ...scope, currency: "USD", assetCode: "XLM", price: "0.25" });
+  const endpoint = (enabledEvents: string[], extra: { enabled?: boolean; deletedAt?: Date; environment?: string } = {}) =>
+    t.database.db.webhookEndpoint.create({
+      data: {
+        id: `we_${enabledEvents.join("_")}${extra.enabled === false ? "_off" : ""}${extra.deletedAt ? "_gone" : ""}${extra.environment ?? ""}`,
+        ...scope,
+        url: "https://example.test/hook",
+        enabledEvents: JSON.stringify(enabledEvents),
+        secret: "whsec_test",
+        createdAt: new Date(),
+        updatedAt: new Date(),
+        ...extra,
+      },
+    });
+  await endpoint(["*"]);
+  await endpoint(["payment.created", "invoice.paid"]);
+  await endpoint(["*"], { enabled: false });
+  await endpoint(["*"], { deletedAt: new Date() });
+  await endpoint(["*"], { environment: "production" });
   const rows = await hotReads(t.database.db).organizationSettings(scope.organizationId, scope.environment);
   const viaPrisma = await t.database.db.organization.findUnique({
     where: { id: scope.organizationId },
@@ -68,8 +86,11 @@ it("reads organization settings as Prisma does: wallet, assets oldest first, rat
   expect(rows.assets).toEqual(viaPrisma!.assets.map((a) => ({ code: a.code, issuer: a.issuer })));
   expect(rows.assets.map((a) => a.code)).toEqual(["USDC", "EURC"]);
   expect(rows.rates).toEqual([{ currency: "USD", assetCode: "XLM", assetIssuer: "", price: "0.25" }]);
+  const enabled = await t.database.db.webhookEndpoint.findMany({ where: { ...scope, enabled: true, deletedAt: null } });
+  expect(rows.webhookEvents.sort()).toEqual(enabled.map((e) => e.enabledEvents).sort());
+  expect(rows.webhookEvents.sort()).toEqual(['["*"]', '["payment.created","invoice.paid"]']);
   const none = await hotReads(t.database.db).organizationSettings("org_missing", "sandbox");
-  expect(none).toEqual({ organization: null, settings: null, assets: [], rates: [] });
+  expect(none).toEqual({ organization: null, settings: null, assets: [], rates: [], webhookEvents: [] });
 });
 
 it("stores a payment, its event, a session and an invoice exactly as Prisma reads them back", async () => {

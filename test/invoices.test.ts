@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { finalizeInvoice } from "../src/modules/invoices/invoices.service.ts";
+import { drawingMemoIds } from "./support/memo-ids.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
 
 const { t, merchant } = await startTestAppWithMerchant();
@@ -187,6 +189,21 @@ describe("POST /invoices/{id}/finalize", () => {
     expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
     expect(await t.database.db.checkoutSession.count({ where: { invoice: { id: invoice.body.id } } })).toBe(1);
     expect(await t.database.db.payment.count({ where: { sourceType: "invoice", invoice: { id: invoice.body.id } } })).toBe(1);
+  });
+
+  it("draws the payment's memo id again when the one drawn is taken, and opens the invoice once", async () => {
+    const invoice = await createInvoice({ amount: "3" });
+    const { memoId: taken } = await t.database.db.payment.findFirstOrThrow();
+    const { ids, drawn } = drawingMemoIds([taken]);
+    const scope = { organizationId: merchant.organizationId, environment: "sandbox" as const, apiKeyId: "key_test" };
+    const sessions = await t.database.db.checkoutSession.count();
+    const { invoice: opened } = await finalizeInvoice({ ...t.deps, ids, scope }, invoice.body.id);
+    expect(drawn).toHaveLength(2);
+    expect(opened.payment).toMatchObject({ memoId: drawn[1] });
+    expect(await t.database.db.payment.findUniqueOrThrow({ where: { id: opened.paymentId! } })).toMatchObject({ memoId: drawn[1] });
+    expect(await t.database.db.checkoutSession.count()).toBe(sessions + 1);
+    expect(await eventTypes(invoice.body.id)).toEqual(["invoice.finalized"]);
+    expect((await t.api("GET", `/invoices/${invoice.body.id}`, { key: merchant.sandboxKey })).body.status).toBe("open");
   });
 
   it("answers 404 for unknown ids and for another environment's invoice", async () => {

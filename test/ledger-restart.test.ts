@@ -9,7 +9,7 @@ import { type Database, openDatabase } from "../src/db/client.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
 import { type RunningServer, serve } from "../src/server.ts";
-import { randomIds } from "../src/shared/ids.ts";
+import { timeOrderedIds } from "../src/shared/ids.ts";
 import { createLogger } from "../src/shared/logger.ts";
 import { type Wallet, fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
 import { TestClock, dialect, freshDatabaseUrl } from "./support/test-app.ts";
@@ -40,7 +40,7 @@ async function startApp(horizonUrl = `${networkServer.url}/horizon`): Promise<Ru
     LOG_LEVEL: "silent",
   });
   const database = openDatabase(config.databaseUrl);
-  const app = buildApp({ db: database.db, config, clock, ids: randomIds, logger: createLogger(config.logLevel) });
+  const app = buildApp({ db: database.db, config, clock, ids: timeOrderedIds, logger: createLogger(config.logLevel) });
   const server = await serve(app.fetch, { port: 0, host: "127.0.0.1" });
   await app.start({ url: server.url });
   return {
@@ -72,7 +72,7 @@ beforeAll(async () => {
   await network.fund(settlement.publicKey());
   ({ url: databaseUrl, drop: dropDatabase } = await freshDatabaseUrl());
   const setup = openDatabase(databaseUrl);
-  const deps = { db: setup.db, config: loadConfig({ DATABASE_URL: databaseUrl }), clock, ids: randomIds };
+  const deps = { db: setup.db, config: loadConfig({ DATABASE_URL: databaseUrl }), clock, ids: timeOrderedIds };
   const org = await createOrganization(deps, { name: "Restart Merchant" });
   await setSettlementWallet(deps, { organizationId: org.organization_id, environment: "sandbox", address: settlement.publicKey() });
   apiKey = org.sandbox_api_key;
@@ -157,7 +157,7 @@ describe("restarting the service", () => {
 
     const running = await startApp(`${probe.url}/horizon`);
     const wallet2 = Keypair.random();
-    const setupDeps = { db: running.database.db, config: loadConfig({ DATABASE_URL: databaseUrl }), clock, ids: randomIds };
+    const setupDeps = { db: running.database.db, config: loadConfig({ DATABASE_URL: databaseUrl }), clock, ids: timeOrderedIds };
     const org = await createOrganization(setupDeps, { name: "Down Merchant" });
     await setSettlementWallet(setupDeps, { organizationId: org.organization_id, environment: "sandbox", address: wallet2.publicKey() });
     const response = await fetch(`${running.server.url}/api/v1/payments`, {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { visitPaymentLink } from "../src/modules/payment-links/payment-links.service.ts";
+import { drawingMemoIds } from "./support/memo-ids.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
 
 const { t, merchant } = await startTestAppWithMerchant();
@@ -84,6 +86,18 @@ describe("GET /c/plink_<id> (public)", () => {
     expect(session.body).toMatchObject({ status: "open", amount: "7.2500000", payment_link_id: link.body.id, payment_status: "pending" });
     const payment = await t.api("GET", `/payments/${session.body.payment_intent_id}`, { key: merchant.sandboxKey });
     expect(payment.body).toMatchObject({ source_type: "payment_link", description: "Ticket", amount: "7.2500000" });
+  });
+
+  it("draws the new payment's memo id again when the one drawn is taken: one session, one payment", async () => {
+    const link = await createLink({ amount: "2" });
+    await visit(link.body.id);
+    const { memoId: taken } = await t.database.db.payment.findFirstOrThrow({ where: { sourceType: "payment_link" } });
+    const { ids, drawn } = drawingMemoIds([taken]);
+    const sessions = await t.database.db.checkoutSession.count();
+    const session = await visitPaymentLink({ ...t.deps, ids }, link.body.id);
+    expect(drawn).toHaveLength(2);
+    expect(await t.database.db.payment.findUniqueOrThrow({ where: { id: session.paymentId } })).toMatchObject({ memoId: drawn[1] });
+    expect(await t.database.db.checkoutSession.count()).toBe(sessions + 1);
   });
 
   it("answers 410 with a page saying the link is inactive, and creates nothing", async () => {

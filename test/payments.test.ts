@@ -2,7 +2,8 @@ import { Keypair } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enableAsset, setExchangeRate } from "../src/modules/organizations/organizations.service.ts";
 import { createPayment } from "../src/modules/payments/payments.service.ts";
-import { randomIds } from "../src/shared/ids.ts";
+import { timeOrderedIds } from "../src/shared/ids.ts";
+import { drawingMemoIds } from "./support/memo-ids.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
 
 let t: TestApp;
@@ -355,12 +356,49 @@ describe("POST /payments", () => {
     it("writes the event in the payment's transaction: when the event cannot be written, no payment exists", async () => {
       const existing = await t.database.db.event.findFirstOrThrow();
       // An id generator that hands out an event id already taken, so the outbox insert fails.
-      const ids = { newId: (prefix: Parameters<typeof randomIds.newId>[0]) => (prefix === "evt" ? existing.id : randomIds.newId(prefix)) };
+      const ids = { ...timeOrderedIds, newId: (prefix: Parameters<typeof timeOrderedIds.newId>[0]) => (prefix === "evt" ? existing.id : timeOrderedIds.newId(prefix)) };
       const scope = { organizationId: merchant.organizationId, environment: "sandbox" as const, apiKeyId: "key_test" };
       const before = await counts();
       await expect(createPayment({ ...t.deps, ids, scope }, { amount: 10_000_000n })).rejects.toThrow();
       expect(await counts()).toEqual(before);
     });
+  });
+});
+
+describe("memo ids", () => {
+  const scope = () => ({ organizationId: merchant.organizationId, environment: "sandbox" as const, apiKeyId: "key_test" });
+  it("are distinct and grow with time, below 2^63, and every id has 16 random characters after its time", async () => {
+    const first = (await post({ amount: "1" })).body.id as string;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = (await post({ amount: "1" })).body.id as string;
+    expect(first < second).toBe(true);
+    expect(second).toMatch(/^pay_[0-9A-Za-z]{24}$/);
+    const [a, b] = await Promise.all([first, second].map((id) => t.database.db.payment.findUniqueOrThrow({ where: { id } })));
+    expect(BigInt(a!.memoId) < BigInt(b!.memoId)).toBe(true);
+    expect(BigInt(b!.memoId) < 2n ** 63n).toBe(true);
+    const many = Array.from({ length: 2000 }, () => timeOrderedIds.newId("pay"));
+    expect(new Set(many.map((id) => id.slice(12))).size).toBe(many.length);
+  });
+
+  it("a memo id drawn twice is drawn again: the payment is created once, with a fresh memo id", async () => {
+    const { memoId: taken } = await t.database.db.payment.findFirstOrThrow();
+    const { ids, drawn } = drawingMemoIds([taken]);
+    const before = await counts();
+    const payment = await createPayment({ ...t.deps, ids, scope: scope() }, { amount: 10_000_000n });
+    expect(drawn).toHaveLength(2);
+    expect(payment.memoId).toBe(drawn[1]);
+    expect(await t.database.db.payment.findUniqueOrThrow({ where: { id: payment.id } })).toMatchObject({ memoId: drawn[1] });
+    expect(await t.database.db.event.count({ where: { resourceId: payment.id } })).toBe(1);
+    expect(await counts()).toEqual({ payments: before.payments + 1, events: before.events + 1 });
+  });
+
+  it("gives up after five draws of taken memo ids, writing nothing", async () => {
+    const { memoId: taken } = await t.database.db.payment.findFirstOrThrow();
+    const { ids, drawn } = drawingMemoIds(Array(5).fill(taken));
+    const before = await counts();
+    await expect(createPayment({ ...t.deps, ids, scope: scope() }, { amount: 10_000_000n })).rejects.toThrow(/memoId/);
+    expect(drawn).toHaveLength(5);
+    expect(await counts()).toEqual(before);
   });
 });
 

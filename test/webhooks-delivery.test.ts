@@ -361,6 +361,38 @@ describe("secret rotation", () => {
   });
 });
 
+describe("events no endpoint takes", () => {
+  it("are written fanned out already; an event an endpoint takes is left to the worker, which delivers it", async () => {
+    const owner = await t.createMerchant();
+    const fannedOutAt = async (paymentId: string) =>
+      (await t.database.db.event.findFirstOrThrow({ where: { resourceId: paymentId, type: "payment.created" } })).fannedOutAt;
+    const drain = async () => {
+      while (Object.values(await t.app.webhooks.runOnce()).some((n) => n > 0));
+    };
+    await drain();
+
+    const withoutEndpoints = await createPayment(owner.sandboxKey);
+    expect(await fannedOutAt(withoutEndpoints.id)).not.toBeNull();
+
+    // Endpoints that do not take payment.created: subscribed to other kinds, disabled, deleted.
+    await createEndpoint("/untaken-other-kinds", ["payment.completed", "invoice.paid"], owner.sandboxKey);
+    const disabled = await createEndpoint("/untaken-disabled", ["*"], owner.sandboxKey);
+    await t.api("POST", `/webhook-endpoints/${disabled.id}`, { key: owner.sandboxKey, body: { enabled: false } });
+    const deleted = await createEndpoint("/untaken-deleted", ["payment.created"], owner.sandboxKey);
+    await t.api("DELETE", `/webhook-endpoints/${deleted.id}`, { key: owner.sandboxKey });
+    const untaken = await createPayment(owner.sandboxKey);
+    expect(await fannedOutAt(untaken.id)).not.toBeNull();
+
+    await createEndpoint("/untaken-taker", ["payment.created"], owner.sandboxKey);
+    const taken = await createPayment(owner.sandboxKey);
+    expect(await fannedOutAt(taken.id)).toBeNull();
+    await drain();
+    expect(receiver.at("/untaken-taker").map((r) => JSON.parse(r.rawBody).data.id)).toEqual([taken.id]);
+    for (const path of ["/untaken-other-kinds", "/untaken-disabled", "/untaken-deleted"]) expect(receiver.at(path), path).toEqual([]);
+    expect(await fannedOutAt(taken.id)).not.toBeNull();
+  });
+});
+
 describe("fan-out at scale", () => {
   it("gives every endpoint each event it subscribed to exactly once, across cycles of many events", async () => {
     const owner = await t.createMerchant();

@@ -13,7 +13,7 @@ import { openDatabase } from "../../src/db/client.ts";
 import { migrateDatabase } from "../../src/db/migrate.ts";
 import { createOrganization, setSettlementWallet } from "../../src/modules/organizations/organizations.service.ts";
 import { systemClock } from "../../src/shared/clock.ts";
-import { randomIds } from "../../src/shared/ids.ts";
+import { timeOrderedIds } from "../../src/shared/ids.ts";
 import { startChildServer } from "./processes.ts";
 
 export interface ServiceUnderTest {
@@ -51,7 +51,7 @@ export async function prepareMerchant(env: Record<string, string>) {
   const config = loadConfig(env);
   await migrateDatabase(config.databaseUrl);
   const database = openDatabase(config.databaseUrl);
-  const deps = { db: database.db, config, clock: systemClock, ids: randomIds };
+  const deps = { db: database.db, config, clock: systemClock, ids: timeOrderedIds };
   const org = await createOrganization(deps, { name: "Bench Merchant" });
   const wallet = Keypair.random().publicKey();
   for (const environment of ["sandbox", "production"] as const) {

@@ -15,7 +15,7 @@ import {
   setSettlementWallet,
 } from "../modules/organizations/organizations.service.ts";
 import { systemClock } from "../shared/clock.ts";
-import { randomIds } from "../shared/ids.ts";
+import { timeOrderedIds } from "../shared/ids.ts";
 
 const USAGE = `usage: npm run --silent admin -- <command>
   org create --name NAME
@@ -91,7 +91,7 @@ async function run(argv: string[]): Promise<object> {
   await migrateDatabase(config.databaseUrl);
   const database = openDatabase(config.databaseUrl);
   try {
-    return await command({ db: database.db, config, clock: systemClock, ids: randomIds }, values as Options);
+    return await command({ db: database.db, config, clock: systemClock, ids: timeOrderedIds }, values as Options);
   } finally {
     await database.close();
   }

@@ -13,6 +13,8 @@ export interface OrganizationSettingsRows {
   /** oldest first */
   assets: Pick<EnabledAsset, "code" | "issuer">[];
   rates: Pick<ExchangeRate, "currency" | "assetCode" | "assetIssuer" | "price">[];
+  /** the enabledEvents (JSON text) of each enabled webhook endpoint */
+  webhookEvents: string[];
 }
 
 
@@ -51,7 +53,7 @@ function createHotReads(db: Db) {
     /** One statement, so one round trip on PostgreSQL: every create reads these. */
     async organizationSettings(organizationId: string, environment: string): Promise<OrganizationSettingsRows> {
       const [row] = await sql.all(settingsQuery(sql.dialect), [organizationId, environment]);
-      if (!row) return { organization: null, settings: null, assets: [], rates: [] };
+      if (!row) return { organization: null, settings: null, assets: [], rates: [], webhookEvents: [] };
       // SQLite returns JSON as text, pg parses it.
       const json = <T>(value: unknown) => (typeof value === "string" ? JSON.parse(value) : value) as T;
       return {
@@ -59,12 +61,13 @@ function createHotReads(db: Db) {
         settings: json<OrganizationSettingsRows["settings"]>(row.settings),
         assets: json<OrganizationSettingsRows["assets"] | null>(row.assets) ?? [],
         rates: json<OrganizationSettingsRows["rates"] | null>(row.rates) ?? [],
+        webhookEvents: json<string[] | null>(row.webhookEvents) ?? [],
       };
     },
   };
 }
 
-/** The organization's name, with its environment's settings, enabled assets (oldest first) and rates as JSON. */
+/** The organization's name, with its environment's settings, enabled assets (oldest first), rates and webhook endpoints' subscriptions as JSON. */
 function settingsQuery(dialect: Dialect): string {
   const [object, array] = dialect === "sqlite" ? ["json_object", "json_group_array"] : ["json_build_object", "json_agg"];
   const scope = `"organizationId" = $1 AND "environment" = $2`;
@@ -77,6 +80,7 @@ function settingsQuery(dialect: Dialect): string {
   return `SELECT o."name",
     (SELECT ${object}('settlementAddress', "settlementAddress", 'displayName', "displayName") FROM "EnvironmentSettings" WHERE ${scope}) AS "settings",
     (${assets}) AS "assets",
-    (SELECT ${array}(${object}('currency', "currency", 'assetCode', "assetCode", 'assetIssuer', "assetIssuer", 'price', "price")) FROM "ExchangeRate" WHERE ${scope}) AS "rates"
+    (SELECT ${array}(${object}('currency', "currency", 'assetCode', "assetCode", 'assetIssuer', "assetIssuer", 'price', "price")) FROM "ExchangeRate" WHERE ${scope}) AS "rates",
+    (SELECT ${array}("enabledEvents") FROM "WebhookEndpoint" WHERE ${scope} AND "enabled" AND "deletedAt" IS NULL) AS "webhookEvents"
     FROM "Organization" o WHERE o."id" = $1`;
 }

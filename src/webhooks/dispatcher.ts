@@ -14,7 +14,7 @@ import { directSql } from "../db/client.ts";
 import { type BatchStep, type DirectSql, type Row, type Statement } from "../db/direct-sql.ts";
 import { toEvent, toWebhookDelivery, toWebhookEndpoint } from "../db/rows.ts";
 import type { Logger } from "../shared/logger.ts";
-import { signingSecrets, subscribedEvents } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
+import { signingSecrets, subscribedEvents, takesEvent } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 import { deliveryBody } from "./delivery-body.ts";
 import { type WebhookSender, sendWebhookRequest } from "./http-sender.ts";
 import { signatureHeaders } from "./signing.ts";
@@ -235,8 +235,7 @@ export class WebhookDispatcher {
         for (const event of events) {
           for (const endpoint of endpoints) {
             if (endpoint.organizationId !== event.organizationId || endpoint.environment !== event.environment) continue;
-            const kinds = subscribedEvents(endpoint);
-            if (!kinds.includes("*") && !kinds.includes(event.type)) continue;
+            if (!takesEvent(subscribedEvents(endpoint), event.type)) continue;
             deliveries.push({
               id: ids.newId("whd"),
               organizationId: event.organizationId,

@@ -15,7 +15,7 @@ import { migrateDatabase } from "../../src/db/migrate.ts";
 import { createOrganization, setSettlementWallet } from "../../src/modules/organizations/organizations.service.ts";
 import { type RunningServer, serve } from "../../src/server.ts";
 import type { Clock } from "../../src/shared/clock.ts";
-import { randomIds } from "../../src/shared/ids.ts";
+import { timeOrderedIds } from "../../src/shared/ids.ts";
 import { createLogger } from "../../src/shared/logger.ts";
 
 export const PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test";
@@ -116,7 +116,7 @@ export async function startTestApp(
   });
   const database = openDatabase(config.databaseUrl);
   const clock = options.clock ?? new TestClock();
-  const deps: AppDeps = { db: database.db, config, clock, ids: randomIds, logger: createLogger(config.logLevel) };
+  const deps: AppDeps = { db: database.db, config, clock, ids: timeOrderedIds, logger: createLogger(config.logLevel) };
   const app = buildApp(deps);
   const server: RunningServer = await serve(app, { port: 0, host: "127.0.0.1" });
   if (options.workers) await app.start({ url: server.url });

@@ -7,7 +7,7 @@ import { notFound } from "../../errors.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import type { SourceType } from "../payments/payments.inputs.ts";
-import { type PaymentDraft, newPaymentWrites, preparePayment } from "../payments/payments.service.ts";
+import { type PaymentDraft, newPaymentWrites, preparePayment, retryOnMemoCollision } from "../payments/payments.service.ts";
 import type { CheckoutSessionStatus, CreateCheckoutSessionInput } from "./checkout-sessions.inputs.ts";
 import type { CheckoutSessionWithPayment } from "./checkout-sessions.view.ts";
 
@@ -52,13 +52,15 @@ export async function createCheckoutSession(
   const now = ctx.clock.now();
   const minutes = input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES;
   const draft = await preparePayment(ctx, { ...input, expires_at: new Date(now.getTime() + minutes * 60_000) });
-  const { session, statements } = newCheckoutSessionWrites(ctx, draft, {
-    sourceType: "checkout_session",
-    successUrl: input.success_url,
-    cancelUrl: input.cancel_url,
-  }, now);
-  await directSql(ctx.db).batch(statements);
-  return session;
+  return retryOnMemoCollision(async () => {
+    const { session, statements } = newCheckoutSessionWrites(ctx, draft, {
+      sourceType: "checkout_session",
+      successUrl: input.success_url,
+      cancelUrl: input.cancel_url,
+    }, now);
+    await directSql(ctx.db).batch(statements);
+    return session;
+  });
 }
 
 export async function getCheckoutSession(ctx: ServiceContext, id: string): Promise<CheckoutSessionWithPayment> {

@@ -2,6 +2,7 @@
 // so an event exists exactly when its change committed. Workers (webhooks, live updates) read it.
 import type { Deps } from "../../context.ts";
 import type { Tx } from "../../db/client.ts";
+import { takesEvent } from "../webhook-endpoints/webhook-endpoints.service.ts";
 
 export type EventType =
   | "payment.created"
@@ -15,12 +16,21 @@ export type EventType =
   | "checkout.session.expired"
   | "webhook.test";
 
-/** The outbox row of an event, for callers that write it in a batch transaction. */
+/**
+ * The outbox row of an event, for callers that write it in a batch transaction. A caller that read
+ * the environment's webhook endpoints for this write gives their `webhookSubscriptions`: an event
+ * that none of them takes is written as fanned out already, and the webhook worker has nothing to
+ * do for it. (An endpoint receives the events created after it; one created during this write may
+ * miss this event, as one created a moment after it would.)
+ */
 export function eventRow(
   deps: Pick<Deps, "clock" | "ids">,
   scope: { organizationId: string; environment: string },
   event: { type: EventType; resourceId: string; data: unknown },
+  webhookSubscriptions?: string[][],
 ) {
+  const createdAt = deps.clock.now();
+  const unsubscribed = webhookSubscriptions?.every((kinds) => !takesEvent(kinds, event.type)) ?? false;
   return {
     id: deps.ids.newId("evt"),
     organizationId: scope.organizationId,
@@ -28,7 +38,8 @@ export function eventRow(
     type: event.type,
     resourceId: event.resourceId,
     data: JSON.stringify(event.data),
-    createdAt: deps.clock.now(),
+    createdAt,
+    fannedOutAt: unsubscribed ? createdAt : null,
   };
 }
 

@@ -10,7 +10,7 @@ import { type BatchStep, insertStatement } from "../../db/direct-sql.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
 import { expirePayment } from "../payments/payment-completion.ts";
-import { preparePayment, requireCustomer } from "../payments/payments.service.ts";
+import { preparePayment, requireCustomer, retryOnMemoCollision } from "../payments/payments.service.ts";
 import { newCheckoutSessionWrites } from "../checkout-sessions/checkout-sessions.service.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
 import type { CreateInvoiceInput, InvoiceStatus } from "./invoices.inputs.ts";
@@ -90,29 +90,37 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string): Promise<
     customer_id: invoice.customerId,
     expires_at: invoice.dueAt,
   });
-  const { session, statements } = newCheckoutSessionWrites(ctx, draft, { sourceType: "invoice" }, now);
-  const { payment, ...checkoutSession } = session;
-  const finalized: InvoiceWithDetails = {
-    ...invoice,
-    status: "open" satisfies InvoiceStatus,
-    checkoutSessionId: session.id,
-    paymentId: payment.id,
-    finalizedAt: now,
-    updatedAt: now,
-    payment,
-    checkoutSession,
-  };
-  const event = eventRow(ctx, finalized, { type: "invoice.finalized", resourceId: id, data: invoiceJson(finalized, ctx.config.publicUrl) });
-  await directSql(ctx.db).batch([
-    ...statements,
-    {
-      text: `UPDATE "Invoice" SET "status" = 'open', "checkoutSessionId" = $2, "paymentId" = $3, "finalizedAt" = $4, "updatedAt" = $4 WHERE "id" = $1 AND "status" = 'draft'`,
-      params: [id, session.id, payment.id, now],
-      // A concurrent finalize or void won: this one's session and payment roll back with it.
-      expect: { changes: 1, error: () => conflict("Invoice is not a draft") },
-    },
-    insertStatement("Event", event),
-  ]);
+  const finalized = await retryOnMemoCollision(async () => {
+    const { session, statements } = newCheckoutSessionWrites(ctx, draft, { sourceType: "invoice" }, now);
+    const { payment, ...checkoutSession } = session;
+    const opened: InvoiceWithDetails = {
+      ...invoice,
+      status: "open" satisfies InvoiceStatus,
+      checkoutSessionId: session.id,
+      paymentId: payment.id,
+      finalizedAt: now,
+      updatedAt: now,
+      payment,
+      checkoutSession,
+    };
+    const event = eventRow(
+      ctx,
+      opened,
+      { type: "invoice.finalized", resourceId: id, data: invoiceJson(opened, ctx.config.publicUrl) },
+      draft.webhookSubscriptions,
+    );
+    await directSql(ctx.db).batch([
+      ...statements,
+      {
+        text: `UPDATE "Invoice" SET "status" = 'open', "checkoutSessionId" = $2, "paymentId" = $3, "finalizedAt" = $4, "updatedAt" = $4 WHERE "id" = $1 AND "status" = 'draft'`,
+        params: [id, session.id, payment.id, now],
+        // A concurrent finalize or void won: this one's session and payment roll back with it.
+        expect: { changes: 1, error: () => conflict("Invoice is not a draft") },
+      },
+      insertStatement("Event", event),
+    ]);
+    return opened;
+  });
   return { invoice: finalized, checkoutUrl: checkoutSessionUrl(ctx.config.publicUrl, finalized.checkoutSessionId!) };
 }
 

@@ -5,6 +5,7 @@ import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, isStellarAddress } from "../../shared/assets.ts";
 import { createApiKey } from "../api-keys/api-keys.service.ts";
+import { subscribedEvents } from "../webhook-endpoints/webhook-endpoints.service.ts";
 
 export async function createOrganization(deps: Deps, input: { name: string }) {
   const name = input.name.trim();
@@ -95,10 +96,12 @@ export interface EnvironmentSettingsView {
   /** XLM first, then the enabled credit assets */
   enabledAssets: Asset[];
   rates: { currency: string; asset: Asset; price: string }[];
+  /** the event kinds each enabled webhook endpoint is subscribed to */
+  webhookSubscriptions: string[][];
 }
 
 export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationId" | "environment">): Promise<EnvironmentSettingsView> {
-  const { organization, settings, assets, rates } = await hotReads(deps.db).organizationSettings(
+  const { organization, settings, assets, rates, webhookEvents } = await hotReads(deps.db).organizationSettings(
     scope.organizationId,
     scope.environment,
   );
@@ -111,5 +114,6 @@ export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationI
       asset: { code: r.assetCode, issuer: r.assetIssuer || null },
       price: r.price,
     })),
+    webhookSubscriptions: webhookEvents.map((enabledEvents) => subscribedEvents({ enabledEvents })),
   };
 }

@@ -6,7 +6,7 @@ import { gone, notFound } from "../../errors.ts";
 import { parseAssetList, serializeAssetList } from "../../shared/assets.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { deserializeMetadata, serializeMetadata } from "../../shared/validation.ts";
-import { preparePayment } from "../payments/payments.service.ts";
+import { preparePayment, retryOnMemoCollision } from "../payments/payments.service.ts";
 import { directSql } from "../../db/client.ts";
 import { hotReads } from "../../db/hot-reads.ts";
 import { newCheckoutSessionWrites } from "../checkout-sessions/checkout-sessions.service.ts";
@@ -76,7 +76,9 @@ export async function visitPaymentLink(deps: Deps, id: string): Promise<Checkout
     metadata: deserializeMetadata(link.metadata),
     expires_at: new Date(now.getTime() + VISIT_SESSION_MINUTES * 60_000),
   });
-  const { session, statements } = newCheckoutSessionWrites(ctx, draft, { sourceType: "payment_link", paymentLinkId: link.id }, now);
-  await directSql(ctx.db).batch(statements);
-  return session;
+  return retryOnMemoCollision(async () => {
+    const { session, statements } = newCheckoutSessionWrites(ctx, draft, { sourceType: "payment_link", paymentLinkId: link.id }, now);
+    await directSql(ctx.db).batch(statements);
+    return session;
+  });
 }

@@ -11,7 +11,6 @@ import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../
 import { convertToStroops, normalizeDecimal } from "../../shared/money.ts";
 import { networkPassphraseFor } from "../../shared/network.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
-import { randomBytesFromPool } from "../../shared/ids.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import { type EnvironmentSettingsView, loadSettings } from "../organizations/organizations.service.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
@@ -32,6 +31,8 @@ export interface PaymentDraft {
   metadata: Record<string, string> | null;
   customerId: string | null;
   expiresAt: Date;
+  /** of the environment's webhook endpoints, for the payment.created event (see eventRow) */
+  webhookSubscriptions: string[][];
 }
 
 export interface PaymentTerms {
@@ -103,11 +104,9 @@ export async function preparePayment(ctx: ServiceContext, terms: PaymentTerms): 
     metadata: terms.metadata ?? null,
     customerId: await requireCustomer(ctx, terms.customer_id),
     expiresAt: terms.expires_at,
+    webhookSubscriptions: settings.webhookSubscriptions,
   };
 }
-
-/** A random 63-bit number: the payment's memo id and muxed account id on the ledger. */
-const newMemoId = () => (randomBytesFromPool(8).readBigUInt64BE() >> 1n).toString();
 
 /** The complete row of a new pending payment, defaults included, exactly as it will be stored. */
 function newPaymentRow(ctx: ServiceContext, draft: PaymentDraft, sourceType: SourceType, now: Date): Payment {
@@ -135,7 +134,7 @@ function newPaymentRow(ctx: ServiceContext, draft: PaymentDraft, sourceType: Sou
     late: false,
     settlementAddress: draft.settlementAddress,
     networkPassphrase: networkPassphraseFor(ctx.scope.environment),
-    memoId: newMemoId(),
+    memoId: ctx.ids.newMemoId(),
     failureReason: null,
     createdAt: now,
     updatedAt: now,
@@ -150,7 +149,12 @@ export function newPaymentWrites(
   now = ctx.clock.now(),
 ): { payment: Payment; statements: Statement[] } {
   const payment = newPaymentRow(ctx, draft, sourceType, now);
-  const event = eventRow(ctx, payment, { type: "payment.created", resourceId: payment.id, data: paymentJson(payment, ctx.config.publicUrl) });
+  const event = eventRow(
+    ctx,
+    payment,
+    { type: "payment.created", resourceId: payment.id, data: paymentJson(payment, ctx.config.publicUrl) },
+    draft.webhookSubscriptions,
+  );
   return { payment, statements: [insertStatement("Payment", payment), insertStatement("Event", event)] };
 }
 
@@ -163,13 +167,37 @@ export function recordPaymentEvent(
   return recordEvent(tx, ctx, payment, { type, resourceId: payment.id, data: paymentJson(payment, ctx.config.publicUrl) });
 }
 
+/** Whether a write failed only because the new payment's memo id was taken already (see timeOrderedIds). */
+function isMemoCollision(error: unknown): boolean {
+  const { code, constraint, message } = error as { code?: string; constraint?: string; message?: string };
+  if (code === "23505") return constraint === "Payment_memoId_key"; // PostgreSQL
+  return code === "SQLITE_CONSTRAINT_UNIQUE" && message === "UNIQUE constraint failed: Payment.memoId";
+}
+
+/**
+ * Runs `write`, which makes a new payment's rows and writes them, again while it fails on a memo id
+ * drawn twice: rare (two payments in one millisecond drawing the same 22 random bits), and all or
+ * nothing, since the batch that failed rolled back.
+ */
+export async function retryOnMemoCollision<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt === 5 || !isMemoCollision(error)) throw error;
+    }
+  }
+}
+
 export async function createPayment(ctx: ServiceContext, input: CreatePaymentInput): Promise<Payment> {
   const now = ctx.clock.now();
   const minutes = input.expires_in_minutes ?? DEFAULT_EXPIRY_MINUTES;
   const draft = await preparePayment(ctx, { ...input, expires_at: new Date(now.getTime() + minutes * 60_000) });
-  const { payment, statements } = newPaymentWrites(ctx, draft, "direct", now);
-  await directSql(ctx.db).batch(statements);
-  return payment;
+  return retryOnMemoCollision(async () => {
+    const { payment, statements } = newPaymentWrites(ctx, draft, "direct", now);
+    await directSql(ctx.db).batch(statements);
+    return payment;
+  });
 }
 
 export async function getPayment(ctx: ServiceContext, id: string): Promise<Payment> {

@@ -26,6 +26,9 @@ export function signingSecrets(endpoint: WebhookEndpoint, now: Date): string[] {
 export const subscribedEvents = (endpoint: Pick<WebhookEndpoint, "enabledEvents">) =>
   JSON.parse(endpoint.enabledEvents) as string[];
 
+/** Whether an endpoint subscribed to `kinds` (its subscribedEvents) takes events of `type`. */
+export const takesEvent = (kinds: string[], type: string) => kinds.includes("*") || kinds.includes(type);
+
 /** https in production, and never a private address there unless the operator allows it. */
 async function checkTarget(ctx: ServiceContext, url: string): Promise<void> {
   const parsed = new URL(url);
