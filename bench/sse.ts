@@ -222,7 +222,7 @@ async function pageLoad() {
 }
 
 async function main() {
-  await buildCheckoutUi({ ifMissing: true });
+  await buildCheckoutUi({ ifStale: true });
   const fan = await measureFanOut();
   const weight = pageWeight();
   const load = await pageLoad();

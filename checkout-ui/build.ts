@@ -1,15 +1,25 @@
-// Builds checkout-ui into checkout-ui/dist. With --if-missing it does nothing when a build exists
-// (npm start, the browser tests). Builds go to a temporary folder first and are renamed into place,
-// so concurrent builders (two test projects) never serve a half-written dist.
-import { existsSync, renameSync, rmSync } from "node:fs";
+// Builds checkout-ui into checkout-ui/dist. With --if-stale it does nothing when the build is newer
+// than every source of the page (npm start, the browser tests), so an edited page is never served
+// from an old build. Builds go to a temporary folder first and are renamed into place, so concurrent
+// builders (two test projects) never serve a half-written dist.
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 const dist = `${root}dist`;
 
-export async function buildCheckoutUi(options: { ifMissing?: boolean } = {}) {
-  if (options.ifMissing && existsSync(`${dist}/index.html`)) return;
+/** The newest modification time (ms) of the page's sources. */
+function newestSource(): number {
+  const sources = ["index.html", "vite.config.ts", ...readdirSync(`${root}src`, { recursive: true, encoding: "utf8" }).map((f) => `src/${f}`)];
+  return Math.max(...sources.map((file) => statSync(`${root}${file}`).mtimeMs));
+}
+
+const isFresh = () => existsSync(`${dist}/index.html`) && statSync(`${dist}/index.html`).mtimeMs >= newestSource();
+
+/** Whether it built: false when `ifStale` found the build up to date. */
+export async function buildCheckoutUi(options: { ifStale?: boolean } = {}): Promise<boolean> {
+  if (options.ifStale && isFresh()) return false;
   const temporary = `${root}dist.${process.pid}.${Date.now()}`;
   await build({ configFile: `${root}vite.config.ts`, build: { outDir: temporary, emptyOutDir: true } });
   rmSync(dist, { recursive: true, force: true });
@@ -20,9 +30,10 @@ export async function buildCheckoutUi(options: { ifMissing?: boolean } = {}) {
     if (!existsSync(`${dist}/index.html`)) throw error;
     rmSync(temporary, { recursive: true, force: true });
   }
+  return true;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await buildCheckoutUi({ ifMissing: process.argv.includes("--if-missing") });
-  console.log("checkout-ui built");
+  const built = await buildCheckoutUi({ ifStale: process.argv.includes("--if-stale") });
+  console.log(built ? "checkout-ui built" : "checkout-ui is up to date");
 }

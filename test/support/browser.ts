@@ -14,7 +14,7 @@ export interface Browser {
 }
 
 export async function launchBrowser(options: { viewport?: { width: number; height: number } } = {}): Promise<Browser> {
-  await buildCheckoutUi({ ifMissing: true });
+  await buildCheckoutUi({ ifStale: true });
   mkdirSync(ARTIFACTS, { recursive: true });
   const profile = mkdtempSync(join(tmpdir(), "stellar-pay-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
