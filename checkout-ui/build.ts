@@ -22,6 +22,12 @@ export async function buildCheckoutUi(options: { ifStale?: boolean } = {}): Prom
   if (options.ifStale && isFresh()) return false;
   const temporary = `${root}dist.${process.pid}.${Date.now()}`;
   await build({ configFile: `${root}vite.config.ts`, build: { outDir: temporary, emptyOutDir: true } });
+  // Another builder (the other test project) replaced the stale build meanwhile, and its pages may be
+  // in use: replacing it again would delete the assets they load.
+  if (options.ifStale && isFresh()) {
+    rmSync(temporary, { recursive: true, force: true });
+    return false;
+  }
   rmSync(dist, { recursive: true, force: true });
   try {
     renameSync(temporary, dist);
