@@ -161,11 +161,17 @@ describe("checkout page", () => {
     await page.keyboard.press("Enter");
     await page.locator(".qr svg").waitFor();
 
+    // On to the memo's copy button (the copy buttons differ by their labels only).
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    const focusedLabel = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label"));
+    expect(await focusedLabel()).toBe("Copy memo (id)");
+
     await page.locator("details.mobile").evaluate((details) => details.setAttribute("data-before-stream", ""));
     releaseStream();
     await page.locator("details[data-before-stream]").waitFor({ state: "detached" });
     await page.locator(".qr svg").waitFor();
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Pay from a mobile wallet");
+    expect(await focusedLabel()).toBe("Copy memo (id)");
 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(await page.getByRole("link", { name: "Cancel and return to the merchant" }).getAttribute("href")).toBe("https://shop.example/cart");

@@ -226,6 +226,9 @@ const FINAL: Record<string, [string, (v: CheckoutView) => string]> = {
   draft: ["Invoice not issued yet", () => "This invoice has not been finalized by the merchant yet."],
 };
 
+/** What tells a control from the others across re-renders: the copy buttons share their text. */
+const focusKey = (el: Element) => `${el.tagName}:${el.getAttribute("aria-label") ?? el.textContent}`;
+
 function render() {
   root.setAttribute("aria-busy", String(busy));
   if (!view) return;
@@ -238,7 +241,7 @@ function render() {
       : v.state === "paid"
         ? paidSection(v)
         : h("section", { class: `result ${v.state}` }, h("h2", {}, FINAL[v.state]![0]), h("p", {}, FINAL[v.state]![1](v)));
-  const focused = document.activeElement?.textContent;
+  const focused = document.activeElement && document.activeElement !== document.body ? focusKey(document.activeElement) : null;
   root.replaceChildren(
     header(v),
     invoiceLines(v) ?? "",
@@ -247,7 +250,7 @@ function render() {
     h("footer", { class: "muted" }, `Stellar ${v.network === "public" ? "public network" : "test network"}`),
   );
   // Keep keyboard focus on the same control across re-renders.
-  if (focused) [...root.querySelectorAll<HTMLElement>("button, select, summary")].find((el) => el.textContent === focused)?.focus();
+  if (focused) [...root.querySelectorAll<HTMLElement>("button, select, summary, a")].find((el) => focusKey(el) === focused)?.focus();
   document.title = `${v.state === "paid" ? "Paid" : "Pay"} ${v.merchantName}`.trim();
 }
 
