@@ -79,6 +79,8 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
   let timer: NodeJS.Timeout | undefined;
   let refreshing: Promise<void> = Promise.resolve();
   let stopped = true;
+  /** payments expired since then still have their wallet streamed */
+  const lateSince = () => new Date(deps.clock.now().getTime() - LATE_WINDOW_MS);
 
   options.locks.onLost(() => {
     for (const [key, stream] of streams) {
@@ -88,7 +90,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
   });
 
   async function refreshNow() {
-    const wanted = await walletsToStream(directSql(deps.db), new Date(deps.clock.now().getTime() - LATE_WINDOW_MS));
+    const wanted = await walletsToStream(directSql(deps.db), lateSince());
     for (const [key, stream] of streams) {
       if (wanted.has(key)) continue;
       stream.close();
@@ -114,9 +116,8 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
     let oldestOpen: Promise<Date> | undefined;
 
     async function readOldestOpen(): Promise<Date> {
-      const lateSince = new Date(deps.clock.now().getTime() - LATE_WINDOW_MS);
       const { _min } = await deps.db.payment.aggregate({
-        where: { ...openPayments(lateSince), settlementAddress: account, networkPassphrase },
+        where: { ...openPayments(lateSince()), settlementAddress: account, networkPassphrase },
         _min: { createdAt: true },
       });
       return _min.createdAt ?? deps.clock.now();
