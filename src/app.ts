@@ -22,6 +22,7 @@ import { createRestApi, isApiPath } from "./rest/api.ts";
 import { errorResponse } from "./rest/errors.ts";
 import { apiRequestFromFetch, apiRequestFromNode, jsonResponse, sendNode, toFetchResponse } from "./rest/transport.ts";
 import type { Logger } from "./shared/logger.ts";
+import { addressOfNodeRequest, rememberClientAddress } from "./gate/client-address.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 export type AppDeps = Deps & { logger: Logger };
@@ -76,7 +77,11 @@ export function buildApp(deps: AppDeps): App {
   const wakeAfterWrite = (method = "GET", linkVisit: boolean) => {
     if ((method !== "GET" && method !== "HEAD") || linkVisit) webhooks.wake();
   };
-  const otherDoors = createServerAdapter(fetch);
+  // node:http hands the adapter its request as server context: the caller's address comes from there.
+  const otherDoors = createServerAdapter<{ req: IncomingMessage }>((request, server) => {
+    rememberClientAddress(request, addressOfNodeRequest(server.req, deps.config.trustProxy));
+    return fetch(request);
+  });
 
   return {
     async fetch(request) {
@@ -92,7 +97,7 @@ export function buildApp(deps: AppDeps): App {
         void otherDoors(req, res);
         return;
       }
-      const answer = linkId ? handlePaymentLinkVisit(deps, req.method ?? "GET", linkId) : rest(apiRequestFromNode(req));
+      const answer = linkId ? handlePaymentLinkVisit(deps, req.method ?? "GET", linkId) : rest(apiRequestFromNode(req, deps.config.trustProxy));
       void answer
         .catch((error: unknown) => errorResponse(error, deps.logger))
         .then((response) => {

@@ -29,6 +29,7 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKERS: z.coerce.number().int().min(1).max(64).optional(),
+  TRUST_PROXY: bool.default(false),
 });
 
 export type Dialect = "sqlite" | "postgresql";
@@ -49,6 +50,8 @@ export interface Config {
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** server processes; more than one runs as a cluster under a primary process (src/cluster/) */
   workers: number;
+  /** behind a reverse proxy: the caller's address is the last X-Forwarded-For entry */
+  trustProxy: boolean;
 }
 
 export class ConfigError extends Error {
@@ -93,5 +96,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     logLevel: e.LOG_LEVEL,
     workers: e.LEDGER === "simulated" ? 1 : (e.WORKERS ?? Math.min(availableParallelism(), DEFAULT_MAX_WORKERS)),
+    trustProxy: e.TRUST_PROXY,
   };
 }

@@ -3,11 +3,14 @@
 // rest of a GET. The same handlers also answer Web-standard requests (app.fetch), through the small
 // adapters below.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { addressOfNodeRequest, clientAddressOf } from "../gate/client-address.ts";
 
 export interface ApiRequest {
   method: string;
   path: string;
   query: URLSearchParams;
+  /** the caller's network address (src/gate/client-address.ts) */
+  clientAddress: string;
   /** a header by lower-case name */
   header(name: string): string | null;
   /** the body's bytes as they arrive; null when there is none */
@@ -21,11 +24,12 @@ export interface ApiResponse {
   body: string;
 }
 
-export function apiRequestFromNode(req: IncomingMessage): ApiRequest {
+export function apiRequestFromNode(req: IncomingMessage, trustProxy: boolean): ApiRequest {
   const target = req.url ?? "/";
   const q = target.indexOf("?");
   return {
     method: req.method ?? "GET",
+    clientAddress: addressOfNodeRequest(req, trustProxy),
     path: q < 0 ? target : target.slice(0, q),
     query: new URLSearchParams(q < 0 ? "" : target.slice(q + 1)),
     header: (name) => {
@@ -39,6 +43,7 @@ export function apiRequestFromNode(req: IncomingMessage): ApiRequest {
 export function apiRequestFromFetch(request: Request, url: URL): ApiRequest {
   return {
     method: request.method,
+    clientAddress: clientAddressOf(request),
     path: url.pathname,
     query: url.searchParams,
     header: (name) => request.headers.get(name),
