@@ -27,6 +27,15 @@ import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 export type AppDeps = Deps & { logger: Logger };
 
+/**
+ * HSTS when the service is public over https: browsers then refuse plain http to this host (and
+ * its subdomains) for a year, the value browsers' preload lists ask for. Not `preload`: that
+ * commits the whole registrable domain, the operator's call. Over plain http it would be ignored.
+ */
+export function transportSecurityHeaders(publicUrl: string): Record<string, string> {
+  return publicUrl.startsWith("https:") ? { "strict-transport-security": "max-age=31536000; includeSubDomains" } : {};
+}
+
 export interface App {
   fetch(request: Request): Promise<Response>;
   /** the same doors for node:http; what serve() uses */
@@ -57,6 +66,8 @@ export function buildApp(deps: AppDeps): App {
   const checkoutPages = createCheckoutPages(deps);
 
   async function fetch(request: Request): Promise<Response> {
+    // A Host header that makes no URL (`Host: [`) is the caller's mistake.
+    if (!URL.canParse(request.url)) return jsonResponse(400, { error: "The request URL is not valid" });
     const url = new URL(request.url);
     const path = url.pathname;
     if (isApiPath(path)) return toFetchResponse(await rest(apiRequestFromFetch(request, url)));
@@ -77,19 +88,26 @@ export function buildApp(deps: AppDeps): App {
   const wakeAfterWrite = (method = "GET", linkVisit: boolean) => {
     if ((method !== "GET" && method !== "HEAD") || linkVisit) webhooks.wake();
   };
+  // Whatever escapes a door is answered as REST answers it: a 500 never shows internals (the
+  // adapter's own fallback would send the stack trace).
+  const fetchMasked = (request: Request) => fetch(request).catch((error: unknown) => toFetchResponse(errorResponse(error, deps.logger)));
   // node:http hands the adapter its request as server context: the caller's address comes from there.
   const otherDoors = createServerAdapter<{ req: IncomingMessage }>((request, server) => {
     rememberClientAddress(request, addressOfNodeRequest(server.req, deps.config.trustProxy));
-    return fetch(request);
+    return fetchMasked(request);
   });
+  const transportHeaders = transportSecurityHeaders(deps.config.publicUrl);
 
   return {
     async fetch(request) {
-      const response = await fetch(request);
-      wakeAfterWrite(request.method, paymentLinkIdOf(new URL(request.url).pathname) !== null);
+      const response = await fetchMasked(request);
+      for (const [name, value] of Object.entries(transportHeaders)) response.headers.set(name, value);
+      wakeAfterWrite(request.method, URL.canParse(request.url) && paymentLinkIdOf(new URL(request.url).pathname) !== null);
       return response;
     },
     listener(req, res) {
+      // Set before any door writes its head: every answer of every door carries them.
+      for (const [name, value] of Object.entries(transportHeaders)) res.setHeader(name, value);
       const path = req.url?.split("?", 1)[0] ?? "";
       const linkId = paymentLinkIdOf(path);
       if (!isApiPath(path) && !linkId) {

@@ -1,5 +1,6 @@
 // Imports every resource's GraphQL definitions, then builds the schema. Nothing else.
 import { lexicographicSortSchema, printSchema } from "graphql";
+import { refuseUnstorableArguments } from "./argument-guard.ts";
 import { builder } from "./builder.ts";
 import "../modules/payments/payments.graphql.ts";
 import "../modules/payments/payment-instructions.graphql.ts";
@@ -14,7 +15,7 @@ import "../modules/webhook-endpoints/webhook-endpoints.graphql.ts";
 import "../modules/webhook-deliveries/webhook-deliveries.graphql.ts";
 import "../modules/checkout/checkout.graphql.ts";
 
-export const schema = builder.toSchema();
+export const schema = refuseUnstorableArguments(builder.toSchema());
 
 /** What schema.graphql holds; a test fails when the committed file drifts from it. */
 export const printedSchema = () => `${printSchema(lexicographicSortSchema(schema))}\n`;

@@ -3,6 +3,7 @@ import type { Deps, ServiceContext } from "../context.ts";
 import { DomainError, notFound, tooManyRequests, unauthorized } from "../errors.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import type { Logger } from "../shared/logger.ts";
+import { refuseUnstorableInput } from "../shared/validation.ts";
 import { readJsonBody } from "./body.ts";
 import { type StoredResponse, checkIdempotencyKey, requestFingerprint, runIdempotently } from "./idempotency.ts";
 import { errorResponse } from "./errors.ts";
@@ -36,15 +37,18 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[]) 
         return {
           status: 405,
           headers: { allow: match.allowed.join(", "), ...rateHeaders },
-          body: JSON.stringify({ error: `${request.method} is not allowed on ${request.path}` }),
+          // The path is not echoed: it may be long.
+          body: JSON.stringify({ error: `${request.method} is not allowed on this path` }),
         };
       }
+      const query = Object.fromEntries(request.query);
+      refuseUnstorableInput(query, "query");
       const body = match.route.method === "POST" ? (await readJsonBody(request, !!match.route.bodyless)).body : {};
       const ctx: ServiceContext = { ...deps, scope };
       const route = match.route;
       const params = match.params;
       const respond = async (): Promise<StoredResponse> => {
-        const result = await route.handler({ ctx, params, query: Object.fromEntries(request.query), body });
+        const result = await route.handler({ ctx, params, query, body });
         return { status: result.status, body: JSON.stringify(result.body) };
       };
 

@@ -1,5 +1,7 @@
-// Reads a write's JSON body: 415 without application/json, 413 past 1 MiB, 400 for bad JSON.
+// Reads a write's JSON body: 415 without application/json, 413 past 1 MiB, 400 for bad JSON, for
+// a body that is not an object, or for one no schema may see (refuseUnstorableInput).
 import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors.ts";
+import { refuseUnstorableInput } from "../shared/validation.ts";
 import type { ApiRequest } from "./transport.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -46,5 +48,6 @@ export async function readJsonBody(request: ApiRequest, bodyless: boolean): Prom
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw badRequest("Request body must be a JSON object");
   }
+  refuseUnstorableInput(body, "body");
   return { raw, body: body as Record<string, unknown> };
 }

@@ -1,5 +1,7 @@
 // A small route table for /api/v1: "GET /payments/:id" patterns, matched segment by segment.
 import type { ServiceContext } from "../context.ts";
+import { badRequest } from "../errors.ts";
+import { refuseUnstorableInput } from "../shared/validation.ts";
 
 export interface RestRequest {
   ctx: ServiceContext;
@@ -53,8 +55,20 @@ function matchSegments(segments: string[], parts: string[]): Record<string, stri
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
     const part = parts[i]!;
-    if (segment.startsWith(":")) params[segment.slice(1)] = decodeURIComponent(part);
+    if (segment.startsWith(":")) params[segment.slice(1)] = decodeParam(segment.slice(1), part);
     else if (segment !== part) return null;
   }
   return params;
+}
+
+/** A path parameter's text; a malformed escape (`%E0%A4%A`) or a NUL is the caller's mistake: 400. */
+function decodeParam(name: string, part: string): string {
+  let value: string;
+  try {
+    value = decodeURIComponent(part);
+  } catch {
+    throw badRequest(`${name} must be valid percent-encoded UTF-8`);
+  }
+  refuseUnstorableInput(value, name);
+  return value;
 }

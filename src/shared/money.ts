@@ -18,6 +18,9 @@ export function formatStroops(stroops: bigint): string {
   return `${sign}${abs / STROOPS_PER_UNIT}.${(abs % STROOPS_PER_UNIT).toString().padStart(7, "0")}`;
 }
 
+/** MAX_STROOPS as messages quote it: 922337203685.4775807. */
+export const MAX_AMOUNT = formatStroops(MAX_STROOPS);
+
 /** A positive decimal as a scaled integer: "12.5" -> { value: 125n, scale: 1 }. */
 function toScaled(decimal: string): { value: bigint; scale: number } {
   const [whole = "0", fraction = ""] = decimal.split(".");

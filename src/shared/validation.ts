@@ -2,12 +2,17 @@
 // spec's message naming the field ("amount must match ^\d+(\.\d{1,7})?$").
 import { z } from "zod";
 import { badRequest, type DomainError } from "../errors.ts";
-import { AMOUNT_PATTERN, AMOUNT_PATTERN_TEXT, MAX_STROOPS, toStroops } from "./money.ts";
+import { AMOUNT_PATTERN, AMOUNT_PATTERN_TEXT, MAX_AMOUNT, MAX_STROOPS, toStroops } from "./money.ts";
 import { type Asset, isStellarAddress } from "./assets.ts";
+
+/** A name taken from the input is cut short: an error message never echoes a large input. */
+const MAX_ECHOED_NAME = 40;
+const shortName = (name: string) => (name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME)}…` : name);
 
 function pathText(path: readonly PropertyKey[]): string {
   return path.reduce<string>(
-    (text, part) => (typeof part === "number" ? `${text}[${part}]` : text ? `${text}.${String(part)}` : String(part)),
+    (text, part) =>
+      typeof part === "number" ? `${text}[${part}]` : text ? `${text}.${shortName(String(part))}` : shortName(String(part)),
     "",
   );
 }
@@ -43,9 +48,44 @@ export function validationError(error: z.ZodError, root = "body"): DomainError {
   const issue = error.issues[0]!;
   if (issue.code === "unrecognized_keys") {
     const where = pathText(issue.path);
-    return badRequest(`${where ? `${where}.` : ""}${issue.keys[0]} is not a recognized field`);
+    return badRequest(`${where ? `${where}.` : ""}${shortName(String(issue.keys[0]))} is not a recognized field`);
   }
   return badRequest(`${pathText(issue.path) || root} ${issue.message}`);
+}
+
+/** Deeper than any resource's input (items[0].description is 3): past it, input is refused unread. */
+const MAX_INPUT_DEPTH = 32;
+/**
+ * Text the databases cannot keep as given: NUL (PostgreSQL's text refuses it) and an unpaired
+ * UTF-16 surrogate (not Unicode; one driver replaces it with U+FFFD, another refuses it).
+ */
+const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Refuses, as a 400 naming the field, input that no schema may see: nesting past MAX_INPUT_DEPTH
+ * (JSON.stringify and recursive walks overflow the stack on it) and keys or strings holding
+ * unstorable text. Each door calls it on what it received, before anything else reads it.
+ * Iterative, so the input's own depth cannot exhaust the stack.
+ */
+export function refuseUnstorableInput(input: unknown, root: string): void {
+  const pending: { value: unknown; path: PropertyKey[] }[] = [{ value: input, path: [] }];
+  const where = (path: PropertyKey[]) => pathText(path) || root;
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { value, path } = next;
+    if (typeof value === "string") {
+      if (UNSTORABLE_TEXT.test(value)) throw badRequest(`${where(path)} must not contain NUL characters or unpaired surrogates`);
+    } else if (typeof value === "object" && value !== null) {
+      if (path.length >= MAX_INPUT_DEPTH) throw badRequest(`${where(path)} is nested too deeply`);
+      const entries: [PropertyKey, unknown][] = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i]!;
+        if (typeof key === "string" && UNSTORABLE_TEXT.test(key)) {
+          throw badRequest(`${where(path)} has a key with NUL characters or unpaired surrogates`);
+        }
+        pending.push({ value: item, path: [...path, key] });
+      }
+    }
+  }
 }
 
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown, root?: string): z.output<T> {
@@ -61,7 +101,7 @@ export const amountSchema = z
   .transform((value, ctx) => {
     const stroops = toStroops(value);
     if (stroops === 0n) ctx.addIssue({ code: "custom", message: "must be greater than 0" });
-    if (stroops > MAX_STROOPS) ctx.addIssue({ code: "custom", message: "must be at most 922337203685.4775807" });
+    if (stroops > MAX_STROOPS) ctx.addIssue({ code: "custom", message: `must be at most ${MAX_AMOUNT}` });
     return stroops;
   });
 
@@ -85,16 +125,29 @@ export const assetRefSchema = z
   });
 
 const METADATA_MAX_KEYS = 50;
+/**
+ * Keys that reach an object's prototype machinery when a consumer copies metadata into a plain
+ * object (`target[key] = value`). Refused, not dropped: zod's record skips `__proto__` silently, so
+ * this check reads the keys before the record does.
+ */
+const RESERVED_METADATA_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 /** StringMetadata: up to 50 keys of 1..40 characters, string values of at most 500 characters. */
 export const metadataSchema = z
-  .record(z.string(), z.string().max(500))
-  .superRefine((record, ctx) => {
-    const keys = Object.keys(record);
-    if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: "custom", message: "must have at most 50 keys" });
-    const badKey = keys.find((k) => k.length < 1 || k.length > 40);
-    if (badKey !== undefined) ctx.addIssue({ code: "custom", message: "keys must be 1 to 40 characters" });
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (typeof value !== "object" || value === null) return;
+    const reserved = Object.keys(value).find((key) => RESERVED_METADATA_KEYS.has(key));
+    if (reserved !== undefined) ctx.addIssue({ code: "custom", message: `must not use the reserved key ${reserved}` });
   })
+  .pipe(
+    z.record(z.string(), z.string().max(500)).superRefine((record, ctx) => {
+      const keys = Object.keys(record);
+      if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: "custom", message: "must have at most 50 keys" });
+      const badKey = keys.find((k) => k.length < 1 || k.length > 40);
+      if (badKey !== undefined) ctx.addIssue({ code: "custom", message: "keys must be 1 to 40 characters" });
+    }),
+  )
   .nullable();
 
 export const descriptionSchema = z.string().max(500).nullable();

@@ -18,7 +18,7 @@ import { badRequest, conflict, notFound } from "../../errors.ts";
 import type { Ledger } from "../../ledger/ledger.ts";
 import { toSdkAsset } from "../../ledger/horizon-source.ts";
 import { type Asset, assetKey, isNative, isStellarAddress, parseAssetList, sameAsset } from "../../shared/assets.ts";
-import { formatStroops, toStroops } from "../../shared/money.ts";
+import { MAX_STROOPS, formatStroops, toStroops } from "../../shared/money.ts";
 import { failPayment } from "../payments/payment-failure.ts";
 import { muxedAddress } from "../payments/payment-instructions.ts";
 
@@ -26,6 +26,7 @@ export type CheckoutDeps = Deps & { ledger: Ledger };
 
 /** How much more a path payment may spend than the quote, in percent. */
 const SLIPPAGE_PERCENT = 1n;
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
 /** The most the payer's transaction may pay in fees, in stroops. */
 const MAX_FEE = "10000";
 /** How long a prepared transaction stays valid. */
@@ -84,7 +85,8 @@ export async function prepareCheckoutTransaction(
     const paths = await source.findStrictReceivePaths({ sourceAssets: [payAsset], destinationAsset: settlementAsset, destinationAmount: amount });
     const best = paths.filter((p) => sameAsset(p.sourceAsset, payAsset)).sort((a, b) => (a.sourceAmount < b.sourceAmount ? -1 : 1))[0];
     if (!best) throw badRequest(`No path from ${assetKey(payAsset)} to ${assetKey(settlementAsset)} for this amount`);
-    sendMax = (best.sourceAmount * (100n + SLIPPAGE_PERCENT) + 99n) / 100n;
+    // No ledger amount exceeds MAX_STROOPS: the slippage stops there.
+    sendMax = min((best.sourceAmount * (100n + SLIPPAGE_PERCENT) + 99n) / 100n, MAX_STROOPS);
     operation = Operation.pathPaymentStrictReceive({
       sendAsset: toSdkAsset(payAsset),
       sendMax: formatStroops(sendMax),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_AMOUNT, MAX_STROOPS } from "../../shared/money.ts";
 import { listQuerySchema } from "../../shared/pagination.ts";
 import { amountSchema, descriptionSchema, metadataSchema } from "../../shared/validation.ts";
 
@@ -27,6 +28,10 @@ export const createInvoiceSchema = z
   })
   .transform((body, ctx) => {
     const itemsTotal = body.items?.reduce((sum, item) => sum + BigInt(item.quantity) * item.unit_amount, 0n);
+    if (itemsTotal !== undefined && itemsTotal > MAX_STROOPS) {
+      ctx.addIssue({ code: "custom", path: ["items"], message: `total of quantity x unit_amount must be at most ${MAX_AMOUNT}` });
+      return z.NEVER;
+    }
     if (body.amount === undefined && itemsTotal === undefined) {
       ctx.addIssue({ code: "custom", path: ["amount"], message: "is required" });
       return z.NEVER;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isStellarAddress } from "../../shared/assets.ts";
+import { AMOUNT_PATTERN, AMOUNT_PATTERN_TEXT, MAX_AMOUNT, MAX_STROOPS, toStroops } from "../../shared/money.ts";
 import { listQuerySchema } from "../../shared/pagination.ts";
 import {
   amountSchema,
@@ -14,11 +15,13 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const SOURCE_TYPES = ["direct", "checkout_session", "payment_link", "invoice"] as const;
 export type SourceType = (typeof SOURCE_TYPES)[number];
 
-/** A positive decimal with up to 7 places, as a string (the merchant's display price). */
+/** A positive decimal with up to 7 places, as a string (the merchant's display price), bounded as amounts are. */
 const pricingAmountSchema = z
   .string()
-  .regex(/^\d+(\.\d{1,7})?$/, { error: "must match ^\\d+(\\.\\d{1,7})?$" })
-  .refine((v) => !/^[0.]+$/.test(v), { error: "must be greater than 0" });
+  // abort: the checks below read the text as a decimal
+  .regex(AMOUNT_PATTERN, { error: `must match ${AMOUNT_PATTERN_TEXT}`, abort: true })
+  .refine((v) => !/^[0.]+$/.test(v), { error: "must be greater than 0" })
+  .refine((v) => toStroops(v) <= MAX_STROOPS, { error: `must be at most ${MAX_AMOUNT}` });
 
 export const createPaymentSchema = z
   .strictObject({

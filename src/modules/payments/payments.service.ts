@@ -8,7 +8,7 @@ import { type Statement, insertStatement } from "../../db/direct-sql.ts";
 import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../shared/assets.ts";
-import { convertToStroops, normalizeDecimal } from "../../shared/money.ts";
+import { MAX_AMOUNT, MAX_STROOPS, convertToStroops, normalizeDecimal } from "../../shared/money.ts";
 import { networkPassphraseFor } from "../../shared/network.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
@@ -60,9 +60,11 @@ const isPeggedTo = (asset: Asset, currency: string) => asset.issuer !== null && 
 
 function convertPricing(settings: EnvironmentSettingsView, currency: string, pricingAmount: string, asset: Asset): bigint {
   const rate = settings.rates.find((r) => r.currency === currency && sameAsset(r.asset, asset));
-  if (rate) return convertToStroops(pricingAmount, rate.price);
-  if (isPeggedTo(asset, currency)) return convertToStroops(pricingAmount, "1");
-  throw badRequest(`No exchange rate for ${currency} to ${asset.code}`);
+  const price = rate?.price ?? (isPeggedTo(asset, currency) ? "1" : null);
+  if (price === null) throw badRequest(`No exchange rate for ${currency} to ${asset.code}`);
+  const amount = convertToStroops(pricingAmount, price);
+  if (amount > MAX_STROOPS) throw badRequest(`pricing_amount converts to more than ${MAX_AMOUNT} ${asset.code}, the maximum amount`);
+  return amount;
 }
 
 export async function requireCustomer(ctx: ServiceContext, customerId: string | null | undefined): Promise<string | null> {
