@@ -1,16 +1,18 @@
 // Bad input is a 400 naming the field (GraphQL: an error with extensions.code), never a 500, and it
 // changes nothing. One regression test per case of finding 7 of issue 13, then a sweep that throws
 // malformed input at every REST route, the public pages and representative GraphQL operations.
+import { Asset, Keypair, Networks, TransactionBuilder } from "@stellar/stellar-sdk";
 import { describe, expect, it } from "vitest";
 import { checkoutSessionRoutes } from "../src/modules/checkout-sessions/checkout-sessions.rest.ts";
 import { customerRoutes } from "../src/modules/customers/customers.rest.ts";
 import { invoiceRoutes } from "../src/modules/invoices/invoices.rest.ts";
-import { setExchangeRate } from "../src/modules/organizations/organizations.service.ts";
+import { enableAsset, setExchangeRate } from "../src/modules/organizations/organizations.service.ts";
 import { paymentLinkRoutes } from "../src/modules/payment-links/payment-links.rest.ts";
 import { paymentRoutes } from "../src/modules/payments/payments.rest.ts";
 import { webhookDeliveryRoutes } from "../src/modules/webhook-deliveries/webhook-deliveries.rest.ts";
 import { webhookEndpointRoutes } from "../src/modules/webhook-endpoints/webhook-endpoints.rest.ts";
 import type { Route } from "../src/rest/router.ts";
+import { fundedPayer, startLedgerWorld } from "./support/ledger.ts";
 import { subscribeSse } from "./support/sse.ts";
 import { type ApiResponse, type TestApp, startTestApp, startTestAppWithMerchant } from "./support/test-app.ts";
 
@@ -123,6 +125,33 @@ describe("finding 7: bad input is 400, never 500", () => {
     const fits = await t.api("POST", "/payments", { key, body: { pricing_currency: "USD", pricing_amount: "0.5" } });
     expect(fits.status).toBe(201);
     expect(fits.body.amount).toBe("5000000.0000000");
+  });
+
+  it("finding 7: a path payment whose 1% slippage bound passes the maximum amount is capped there, not a 500", async () => {
+    const world = await startLedgerWorld("4");
+    try {
+      // 922,000 USDC at 1,000,000 TOK each: 922,000,000,000 TOK quoted, 1% more would pass the maximum.
+      const tok = world.network.createAsset("TOK", Keypair.random());
+      await enableAsset(world.t.deps, { organizationId: world.merchant.organizationId, environment: "sandbox", code: "TOK", issuer: tok.getIssuer() });
+      world.network.addOffer({ selling: world.usdc, buying: tok, price: "1000000", amount: "1000000" });
+      const payment = await world.t.api("POST", "/payments", {
+        key: world.merchant.sandboxKey,
+        body: { amount: "922000", settlement_asset: { asset_code: "USDC", issuer_address: world.usdc.getIssuer() } },
+      });
+      expect(payment.status).toBe(201);
+      const payer = await fundedPayer(world.wallet);
+      const prepared = await world.t.graphql(
+        `mutation($id: ID!, $payer: String!, $asset: AssetRefInput) {
+          prepareCheckoutTransaction(paymentId: $id, payerAddress: $payer, payAsset: $asset) { xdr amount sendMax } }`,
+        { id: payment.body.id, payer: payer.publicKey(), asset: { assetCode: "TOK", issuerAddress: tok.getIssuer() } },
+      );
+      expect(prepared.body.errors).toBeUndefined();
+      expect(prepared.body.data.prepareCheckoutTransaction).toMatchObject({ amount: "922000.0000000", sendMax: "922337203685.4775807" });
+      const op = (TransactionBuilder.fromXDR(prepared.body.data.prepareCheckoutTransaction.xdr, Networks.TESTNET) as any).operations[0];
+      expect(op).toMatchObject({ type: "pathPaymentStrictReceive", sendAsset: expect.any(Asset), sendMax: "922337203685.4775807" });
+    } finally {
+      await world.t.close();
+    }
   });
 
   it("finding 7: metadata keys __proto__, constructor and prototype are refused with 400 naming metadata", async () => {
