@@ -12,7 +12,7 @@ import { paymentRoutes } from "../src/modules/payments/payments.rest.ts";
 import { webhookDeliveryRoutes } from "../src/modules/webhook-deliveries/webhook-deliveries.rest.ts";
 import { webhookEndpointRoutes } from "../src/modules/webhook-endpoints/webhook-endpoints.rest.ts";
 import type { Route } from "../src/rest/router.ts";
-import { fundedPayer, startLedgerWorld } from "./support/ledger.ts";
+import { fundedPayer, payOp, signedTransaction, startLedgerWorld, submit, waitFor } from "./support/ledger.ts";
 import { subscribeSse } from "./support/sse.ts";
 import { type ApiResponse, type TestApp, startTestApp, startTestAppWithMerchant } from "./support/test-app.ts";
 
@@ -149,6 +149,46 @@ describe("finding 7: bad input is 400, never 500", () => {
       expect(prepared.body.data.prepareCheckoutTransaction).toMatchObject({ amount: "922000.0000000", sendMax: "922337203685.4775807" });
       const op = (TransactionBuilder.fromXDR(prepared.body.data.prepareCheckoutTransaction.xdr, Networks.TESTNET) as any).operations[0];
       expect(op).toMatchObject({ type: "pathPaymentStrictReceive", sendAsset: expect.any(Asset), sendMax: "922337203685.4775807" });
+    } finally {
+      await world.t.close();
+    }
+  });
+
+  it("finding 7: amount_received stops at the maximum amount: an overpayment past int64 neither fails the ledger streamer nor a read", async () => {
+    const world = await startLedgerWorld("4");
+    try {
+      const { t: app, merchant: owner, network, wallet } = world;
+      const issuer = Keypair.random();
+      const big = network.createAsset("BIG", issuer);
+      await enableAsset(app.deps, { organizationId: owner.organizationId, environment: "sandbox", code: "BIG", issuer: issuer.publicKey() });
+      network.setTrustline(owner.wallet.publicKey(), big);
+      const most = "922337203685.0000000";
+      const payers = [await fundedPayer(wallet), await fundedPayer(wallet)];
+      for (const payer of payers) network.setTrustline(payer.publicKey(), big, { balance: most });
+      const create = (amount: string, asset?: Asset) =>
+        app.api("POST", "/payments", {
+          key: owner.sandboxKey,
+          body: { amount, ...(asset && { settlement_asset: { asset_code: asset.getCode(), issuer_address: asset.getIssuer() } }) },
+        });
+      const read = async (id: string) => (await app.api("GET", `/payments/${id}`, { key: owner.sandboxKey })).body;
+      const receivedOf = async (id: string) =>
+        (await app.graphql(`query($id: ID!) { payment(id: $id) { amountReceived } }`, { id }, owner.sandboxKey)).body;
+
+      const payment = (await create(most, big)).body;
+      const destination = payment.payment_instructions.muxed_destination;
+      expect(await submit(wallet, await signedTransaction(wallet, payers[0]!, [payOp(destination, most, big)]))).toHaveProperty("hash");
+      await waitFor(() => read(payment.id), (p) => p.status === "completed");
+      // The merchant moves the money on (a balance never passes int64), and the same payment is paid again.
+      expect(await submit(wallet, await signedTransaction(wallet, owner.wallet, [payOp(issuer.publicKey(), most, big)]))).toHaveProperty("hash");
+      expect(await submit(wallet, await signedTransaction(wallet, payers[1]!, [payOp(destination, most, big)]))).toHaveProperty("hash");
+
+      // The streamer moves on: a later ordinary payment completes.
+      const later = (await create("1")).body;
+      const payer = await fundedPayer(wallet);
+      await submit(wallet, await signedTransaction(wallet, payer, [payOp(later.payment_instructions.muxed_destination, "1")]));
+      await waitFor(() => read(later.id), (p) => p.status === "completed");
+      expect((await read(payment.id)).status).toBe("completed");
+      expect(await receivedOf(payment.id)).toEqual({ data: { payment: { amountReceived: "922337203685.4775807" } } });
     } finally {
       await world.t.close();
     }

@@ -8,6 +8,7 @@ import { type BatchStep, insertStatement } from "../db/direct-sql.ts";
 import { toPayment } from "../db/rows.ts";
 import type { Payment } from "../generated/sqlite/client.ts";
 import { type Asset, sameAsset } from "../shared/assets.ts";
+import { addStroopsSql, capStroops } from "../shared/money.ts";
 import { appendCompletion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
 import type { LedgerPaymentRecord } from "./ledger-source.ts";
 
@@ -124,8 +125,8 @@ export async function verifyLedgerPayments(
   for (const { payment, amount, completedBy } of credits.values()) {
     if (!completedBy) {
       steps.push({
-        text: `UPDATE "Payment" SET "amountReceived" = "amountReceived" + $2, "updatedAt" = $3 WHERE "id" = $1`,
-        params: [payment.id, amount, now],
+        text: `UPDATE "Payment" SET "amountReceived" = ${addStroopsSql(`"amountReceived"`, "$2")}, "updatedAt" = $3 WHERE "id" = $1`,
+        params: [payment.id, capStroops(amount), now],
       });
       continue;
     }

@@ -18,7 +18,7 @@ import { badRequest, conflict, notFound } from "../../errors.ts";
 import type { Ledger } from "../../ledger/ledger.ts";
 import { toSdkAsset } from "../../ledger/horizon-source.ts";
 import { type Asset, assetKey, isNative, isStellarAddress, parseAssetList, sameAsset } from "../../shared/assets.ts";
-import { MAX_STROOPS, formatStroops, toStroops } from "../../shared/money.ts";
+import { capStroops, formatStroops, toStroops } from "../../shared/money.ts";
 import { failPayment } from "../payments/payment-failure.ts";
 import { muxedAddress } from "../payments/payment-instructions.ts";
 
@@ -26,7 +26,6 @@ export type CheckoutDeps = Deps & { ledger: Ledger };
 
 /** How much more a path payment may spend than the quote, in percent. */
 const SLIPPAGE_PERCENT = 1n;
-const min = (a: bigint, b: bigint) => (a < b ? a : b);
 /** The most the payer's transaction may pay in fees, in stroops. */
 const MAX_FEE = "10000";
 /** How long a prepared transaction stays valid. */
@@ -86,7 +85,7 @@ export async function prepareCheckoutTransaction(
     const best = paths.filter((p) => sameAsset(p.sourceAsset, payAsset)).sort((a, b) => (a.sourceAmount < b.sourceAmount ? -1 : 1))[0];
     if (!best) throw badRequest(`No path from ${assetKey(payAsset)} to ${assetKey(settlementAsset)} for this amount`);
     // No ledger amount exceeds MAX_STROOPS: the slippage stops there.
-    sendMax = min((best.sourceAmount * (100n + SLIPPAGE_PERCENT) + 99n) / 100n, MAX_STROOPS);
+    sendMax = capStroops((best.sourceAmount * (100n + SLIPPAGE_PERCENT) + 99n) / 100n);
     operation = Operation.pathPaymentStrictReceive({
       sendAsset: toSdkAsset(payAsset),
       sendMax: formatStroops(sendMax),

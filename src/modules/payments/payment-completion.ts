@@ -14,6 +14,7 @@ import { toCheckoutSession, toInvoice, toInvoiceItem, toPayment } from "../../db
 import { hotReads } from "../../db/hot-reads.ts";
 import { conflict, notFound } from "../../errors.ts";
 import type { Asset } from "../../shared/assets.ts";
+import { addStroopsSql, capStroops } from "../../shared/money.ts";
 import { type EventType, eventRow, recordEvent } from "../events/events.service.ts";
 import { checkoutSessionJson } from "../checkout-sessions/checkout-sessions.view.ts";
 import { invoiceJson } from "../invoices/invoices.view.ts";
@@ -100,7 +101,7 @@ export function appendCompletion(
     text: `UPDATE "Payment" SET "status" = 'completed', "confirmedAt" = $2, "updatedAt" = $2,
       "txHash" = COALESCE($3, "txHash"), "payerAddress" = COALESCE($4, "payerAddress"),
       "paidAssetCode" = COALESCE($5, "paidAssetCode"), "paidAssetIssuer" = CASE WHEN $5 IS NULL THEN "paidAssetIssuer" ELSE $6 END,
-      "amountReceived" = "amountReceived" + $7, "late" = ("late" OR "status" = 'expired')
+      "amountReceived" = ${addStroopsSql(`"amountReceived"`, "$7")}, "late" = ("late" OR "status" = 'expired')
       WHERE "id" = $1 AND "status" IN ('pending', $8) RETURNING *`,
     params: [
       paymentId,
@@ -109,7 +110,7 @@ export function appendCompletion(
       details.payerAddress ?? null,
       details.paidAsset?.code ?? null,
       details.paidAsset?.issuer ?? null,
-      details.received ?? 0n,
+      capStroops(details.received ?? 0n),
       details.late ? "expired" : "pending",
     ],
     expect: { changes: 1, error: () => conflict("Payment is not pending") },
