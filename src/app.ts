@@ -32,7 +32,7 @@ export type AppDeps = Deps & { logger: Logger };
  * its subdomains) for a year, the value browsers' preload lists ask for. Not `preload`: that
  * commits the whole registrable domain, the operator's call. Over plain http it would be ignored.
  */
-export function transportSecurityHeaders(publicUrl: string): Record<string, string> {
+function transportSecurityHeaders(publicUrl: string): Record<string, string> {
   return publicUrl.startsWith("https:") ? { "strict-transport-security": "max-age=31536000; includeSubDomains" } : {};
 }
 
