@@ -130,18 +130,18 @@ function whyNotPrepared(tx: Transaction, payment: Payment, now: Date): string | 
   const notPaying = (reason: string) => `signedXdr does not pay this payment: ${reason}`;
   const notPrepared = (reason: string) => `signedXdr must be the transaction prepareCheckoutTransaction built: ${reason}`;
   if (tx.operations.length !== 1) return notPrepared(`it must have exactly one operation, not ${tx.operations.length}`);
-  const [op] = tx.operations;
-  if (op!.source !== undefined && op!.source !== tx.source) return notPrepared("the operation's source must be the transaction's source");
+  const op = tx.operations[0]!;
+  if (op.source !== undefined && op.source !== tx.source) return notPrepared("the operation's source must be the transaction's source");
   let destination: string;
   let received: string;
-  if (op!.type === "payment") {
-    if (!sameAsset(assetOf(op!.asset), settlementAssetOf(payment))) return notPaying(`asset is not ${assetKey(settlementAssetOf(payment))}`);
-    [destination, received] = [op!.destination, op!.amount];
-  } else if (op!.type === "pathPaymentStrictReceive") {
-    if (!sameAsset(assetOf(op!.destAsset), settlementAssetOf(payment))) return notPaying(`asset is not ${assetKey(settlementAssetOf(payment))}`);
+  if (op.type === "payment") {
+    if (!sameAsset(assetOf(op.asset), settlementAssetOf(payment))) return notPaying(`asset is not ${assetKey(settlementAssetOf(payment))}`);
+    [destination, received] = [op.destination, op.amount];
+  } else if (op.type === "pathPaymentStrictReceive") {
+    if (!sameAsset(assetOf(op.destAsset), settlementAssetOf(payment))) return notPaying(`asset is not ${assetKey(settlementAssetOf(payment))}`);
     const allowed = [settlementAssetOf(payment), ...parseAssetList(payment.allowedAssets)];
-    if (!allowed.some((a) => sameAsset(a, assetOf(op!.sendAsset)))) return notPaying(`it pays with ${assetKey(assetOf(op!.sendAsset))}, which is not allowed`);
-    [destination, received] = [op!.destination, op!.destAmount];
+    if (!allowed.some((a) => sameAsset(a, assetOf(op.sendAsset)))) return notPaying(`it pays with ${assetKey(assetOf(op.sendAsset))}, which is not allowed`);
+    [destination, received] = [op.destination, op.destAmount];
   } else {
     return notPrepared("its operation must be a payment or a strict-receive path payment");
   }
