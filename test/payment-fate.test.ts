@@ -216,6 +216,27 @@ describe("finding 2: a payer's own failed attempt is not final until the payment
   });
 });
 
+describe("finding 2: what a failed payment's checkout session and invoice do", () => {
+  it("finding 2: the session stays open while its payment failed; voiding the invoice expires the failed payment and its session", async () => {
+    // More than a friendbot-funded payer holds: the attempt fails with op_underfunded.
+    const invoice = (await t.api("POST", "/invoices", { key: merchant.sandboxKey, body: { amount: "50000" } })).body;
+    const finalized = (await t.api("POST", `/invoices/${invoice.id}/finalize`, { key: merchant.sandboxKey })).body.invoice;
+    const paymentId = finalized.payment_intent_id as string;
+    const payer = await fundedPayer(wallet);
+    const attempt = await submitSigned(paymentId, await preparedAndSigned(paymentId, payer));
+    expect(attempt.body.data.submitCheckoutTransaction).toMatchObject({ resultCodes: ["tx_failed", "op_underfunded"], paymentStatus: "failed" });
+    const session = await t.database.db.checkoutSession.findUniqueOrThrow({ where: { paymentId } });
+    expect(session.status).toBe("open");
+    expect((await checkoutView(invoice.id)).state).toBe("failed");
+
+    expect((await t.api("POST", `/invoices/${invoice.id}/void`, { key: merchant.sandboxKey })).status).toBe(200);
+    expect((await readPayment(paymentId)).status).toBe("expired");
+    expect((await t.database.db.checkoutSession.findUniqueOrThrow({ where: { id: session.id } })).status).toBe("expired");
+    expect(await eventTypes(paymentId)).toEqual(["payment.created", "payment.failed", "payment.expired"]);
+    expect((await prepare(paymentId, payer.publicKey())).body.errors[0].message).toBe("Payment has expired");
+  });
+});
+
 describe("finding 5: payWithTestWallet pays a payment once", () => {
   const payWithTestWallet = (paymentId: string) =>
     t.graphql(`mutation ($id: ID!) { payWithTestWallet(paymentId: $id) { txHash successful } }`, { id: paymentId });
