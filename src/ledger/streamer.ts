@@ -1,15 +1,15 @@
 // One payment stream per settlement wallet in use: the wallets of payments the ledger may complete
-// (payment-states.ts: pending and failed ones, and ones expired in the last day, so late payments are
-// still seen), per network. Each stream resumes from
-// its persisted cursor, hands every operation to the verifier in ledger order, and on any failure
-// (Horizon down, a database error) closes, waits with exponential backoff and resumes from the
-// cursor again: nothing is skipped, and the verifier makes anything seen twice count once.
+// (payment-states.ts: pending and failed ones, and ones expired in the last day, so late payments
+// are still seen), per network. Each stream resumes from its persisted cursor, hands every
+// operation to the verifier in ledger order, and on any failure (Horizon down, a database error)
+// closes, waits with exponential backoff and resumes from the cursor again: nothing is skipped, and
+// the verifier makes anything seen twice count once.
 import type { Deps } from "../context.ts";
 import { directSql } from "../db/client.ts";
 import type { DirectSql } from "../db/direct-sql.ts";
+import { LATE_WINDOW_MS, LEDGER_COMPLETES, completesLate, ledgerWatchedWhere } from "../modules/payments/payment-states.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { AccountLocks } from "./account-locks.ts";
-import { LATE_WINDOW_MS, LEDGER_COMPLETES, completesLate, ledgerWatchedWhere } from "../modules/payments/payment-states.ts";
 import type { LedgerSource } from "./ledger-source.ts";
 import { verifyLedgerPayments } from "./verifier.ts";
 

@@ -1,7 +1,8 @@
 // Moves payments awaiting payment (pending or failed) whose expires_at has passed to `expired`
 // (payment.expired), and their checkout sessions with them. Runs every second so nothing stays
-// payable more than ~1 s past its expiry (the promise is 5 s). Each payment moves in its own transaction with a conditional update:
-// several processes may sweep at once, and a payment completed meanwhile is simply left alone.
+// payable more than ~1 s past its expiry (the promise is 5 s). Each payment moves in its own
+// transaction with a conditional update: several processes may sweep at once, and a payment
+// completed meanwhile is simply left alone.
 // About once an hour it also deletes idempotency records past their 24 h.
 import type { Deps } from "../../context.ts";
 import { DomainError } from "../../errors.ts";

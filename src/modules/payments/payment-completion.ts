@@ -1,6 +1,7 @@
 // The moves of a payment after creation that other resources follow: completion (manual or verified
-// on the ledger) and expiry (payment-states.ts lists every move and the statuses it starts from). Each carries the change to the payment's checkout session and invoice,
-// with every event in the same outbox transaction. The updates are conditional on the current
+// on the ledger) and expiry (payment-states.ts lists every move and the statuses it starts from).
+// Each carries the change to the payment's checkout session and invoice, with every event in the
+// same outbox transaction. The updates are conditional on the current
 // status, so two concurrent movers cannot both win: the loser gets 409 and changes nothing.
 //
 // Completion is the ledger streamer's hot path, which completes a whole page of payments in one
@@ -72,8 +73,9 @@ export async function loadCompletionRelations(db: Db, paymentIds: string[]): Pro
 /**
  * Appends to `steps` the statements that move `paymentId` to `completed` from `details.from`
  * (`pending` unless said), set `confirmed_at` and the given ledger details, clear the failure reason
- * of an earlier failed attempt and write `payment.completed`; move its checkout session to `complete` (`checkout.session.completed`) and
- * its open invoice to `paid` with `paid_at` (`invoice.paid`). Any other move fails the batch with
+ * of an earlier failed attempt and write `payment.completed`; move its checkout session to
+ * `complete` (`checkout.session.completed`) and its open invoice to `paid` with `paid_at`
+ * (`invoice.paid`). Any other move fails the batch with
  * 409 "Payment is not pending". A voided invoice stays void: the payment still records the money.
  * Returns how to read the completed payment from the batch's results.
  *
