@@ -30,6 +30,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   TRUST_PROXY: bool.default(false),
+  /** tests only: the process kills itself at this point (src/shared/crash-point.ts) */
+  TEST_CRASH_AT: z.enum(["completion-before-commit"]).optional(),
 });
 
 export type Dialect = "sqlite" | "postgresql";
@@ -52,6 +54,8 @@ export interface Config {
   workers: number;
   /** behind a reverse proxy: the caller's address is the last X-Forwarded-For entry */
   trustProxy: boolean;
+  /** tests only (TEST_CRASH_AT): where the process kills itself, to test recovery from a crash */
+  testCrashAt: "completion-before-commit" | null;
 }
 
 export class ConfigError extends Error {
@@ -97,5 +101,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     workers: e.LEDGER === "simulated" ? 1 : (e.WORKERS ?? Math.min(availableParallelism(), DEFAULT_MAX_WORKERS)),
     trustProxy: e.TRUST_PROXY,
+    testCrashAt: e.TEST_CRASH_AT ?? null,
   };
 }

@@ -3,6 +3,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completePayment } from "../src/modules/payments/payment-completion.ts";
+import { failPayment } from "../src/modules/payments/payment-failure.ts";
 import { recordPaymentEvent } from "../src/modules/payments/payments.service.ts";
 import { type Browser, launchBrowser, screenshotPath } from "./support/browser.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
@@ -82,6 +83,27 @@ describe("checkout page", () => {
     });
     await page.getByRole("heading", { name: "Payment failed" }).waitFor({ timeout: 15_000 });
     await page.getByText("The paying account does not hold enough of the asset.").waitFor();
+    await page.close();
+  });
+
+  it("finding 2: after a failed attempt the page says why and offers paying again, until the payment completes", async () => {
+    const payment = await createPayment();
+    const { page } = await open(payment.checkout_url);
+    await page.getByRole("button", { name: "Pay with a test wallet" }).waitFor();
+    await t.database.db.$transaction((tx) => failPayment(tx, t.deps, payment, "tx_failed, op_underfunded"));
+
+    await page.getByRole("heading", { name: "Payment failed" }).waitFor({ timeout: 15_000 });
+    await page.getByText("The paying account does not hold enough of the asset.").waitFor();
+    await page.getByText("You can try again.").waitFor();
+    for (const name of ["Pay with Freighter", "Pay with a test wallet"]) expect(await page.getByRole("button", { name }).isEnabled()).toBe(true);
+    expect(await page.getByTestId("countdown").textContent()).toMatch(/^Expires in \d\d:\d\d$/);
+    await page.getByText("Pay from a mobile wallet").waitFor();
+    await page.screenshot({ path: screenshotPath("checkout-failed-retry"), fullPage: true });
+
+    // A later payment that the ledger shows completes the failed payment: the page turns to Paid.
+    await completePayment(t.deps, { id: payment.id }, { from: "failed", txHash: "e".repeat(64) });
+    await page.getByRole("heading", { name: "Paid" }).waitFor({ timeout: 15_000 });
+    expect(await page.getByRole("button", { name: "Pay with a test wallet" }).count()).toBe(0);
     await page.close();
   });
 

@@ -86,7 +86,7 @@ describe("POST /payments/{id}/complete", () => {
 });
 
 describe("completePayment / expirePayment (for the ledger and the expiry sweeper)", () => {
-  it("completes an expired payment only when late, marks it late and completes its expired session", async () => {
+  it("completes an expired payment only when read as expired, marks it late and completes its expired session", async () => {
     const session = (await t.api("POST", "/checkout-sessions", { key: merchant.sandboxKey, body: { amount: "4" } })).body;
     const payment = { id: session.payment_intent_id };
     await t.database.db.$transaction((tx) => expirePayment(tx, t.deps, payment));
@@ -94,7 +94,7 @@ describe("completePayment / expirePayment (for the ledger and the expiry sweeper
 
     await expect(completePayment(t.deps, payment)).rejects.toThrow("Payment is not pending");
     const xlm = { code: "XLM", issuer: null };
-    const completed = await completePayment(t.deps, payment, { late: true, txHash: "cd".repeat(32), paidAsset: xlm, received: 40_000_000n });
+    const completed = await completePayment(t.deps, payment, { from: "expired", txHash: "cd".repeat(32), paidAsset: xlm, received: 40_000_000n });
     expect(completed).toMatchObject({ status: "completed", late: true, txHash: "cd".repeat(32), amountReceived: 40_000_000n });
     const res = await t.api("GET", `/checkout-sessions/${session.id}`, { key: merchant.sandboxKey });
     expect(res.body).toMatchObject({ status: "complete", payment_status: "completed", paid_asset: { asset_code: "XLM" } });
@@ -107,17 +107,19 @@ describe("completePayment / expirePayment (for the ledger and the expiry sweeper
     const invoice = (await t.api("POST", "/invoices", { key: merchant.sandboxKey, body: { amount: "3" } })).body;
     const { payment_intent_id: paymentId } = (await t.api("POST", `/invoices/${invoice.id}/finalize`, { key: merchant.sandboxKey })).body.invoice;
     expect((await t.api("POST", `/invoices/${invoice.id}/void`, { key: merchant.sandboxKey })).status).toBe(200);
-    const completed = await completePayment(t.deps, { id: paymentId }, { late: true, received: 30_000_000n });
+    const completed = await completePayment(t.deps, { id: paymentId }, { from: "expired", received: 30_000_000n });
     expect(completed).toMatchObject({ status: "completed", late: true, amountReceived: 30_000_000n });
     expect((await t.api("GET", `/invoices/${invoice.id}`, { key: merchant.sandboxKey })).body).toMatchObject({ status: "void", paid_at: null });
     expect(await eventTypes(invoice.id)).toEqual(["invoice.finalized", "invoice.voided"]);
     await expectCompletionSnapshots(t, paymentId);
   });
 
-  it("a late flag on a pending payment completes it normally (not late)", async () => {
+  it("completes only from the status the payment was read in, and never from completed", async () => {
     const payment = await createPayment();
-    const completed = await completePayment(t.deps, payment, { late: true });
-    expect(completed.late).toBe(false);
+    await expect(completePayment(t.deps, payment, { from: "expired" })).rejects.toThrow("Payment is not pending");
+    await expect(completePayment(t.deps, payment, { from: "completed" })).rejects.toThrow("Payment is not pending");
+    const completed = await completePayment(t.deps, payment, { from: "pending" });
+    expect(completed).toMatchObject({ status: "completed", late: false });
   });
 
   it("refuses to expire a payment that is not pending", async () => {

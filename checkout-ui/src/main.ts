@@ -233,6 +233,7 @@ function render() {
   root.setAttribute("aria-busy", String(busy));
   if (!view) return;
   const v = view;
+  const final = () => h("section", { class: `result ${v.state}` }, h("h2", {}, FINAL[v.state]![0]), h("p", {}, FINAL[v.state]![1](v)));
   const body =
     v.state === "open"
       ? v.paymentId
@@ -240,13 +241,16 @@ function render() {
         : h("p", {}, "This checkout is not ready for payment.")
       : v.state === "paid"
         ? paidSection(v)
-        : h("section", { class: `result ${v.state}` }, h("h2", {}, FINAL[v.state]![0]), h("p", {}, FINAL[v.state]![1](v)));
+        : payable(v)
+          ? // A failed attempt is not final until the payment expires: say why, and offer paying again.
+            h("div", {}, final(), h("p", { class: "retry" }, "You can try again."), openSection(v))
+          : final();
   const focused = document.activeElement && document.activeElement !== document.body ? focusKey(document.activeElement) : null;
   root.replaceChildren(
     header(v),
     invoiceLines(v) ?? "",
     body,
-    v.state === "open" && v.cancelUrl ? h("p", { class: "cancel" }, h("a", { href: v.cancelUrl }, "Cancel and return to the merchant")) : "",
+    payable(v) && v.cancelUrl ? h("p", { class: "cancel" }, h("a", { href: v.cancelUrl }, "Cancel and return to the merchant")) : "",
     h("footer", { class: "muted" }, `Stellar ${v.network === "public" ? "public network" : "test network"}`),
   );
   // Keep keyboard focus on the same control across re-renders.
@@ -254,8 +258,12 @@ function render() {
   document.title = `${v.state === "paid" ? "Paid" : "Pay"} ${v.merchantName}`.trim();
 }
 
+/** The payer may pay now: open, or failed before and not yet expired (then the server gives instructions). */
+const payable = (v: CheckoutView) => Boolean(v.paymentId && (v.state === "open" || (v.state === "failed" && v.instructions)));
+
 function showView(next: CheckoutView) {
-  if (next.state !== "open") notice = null;
+  // The failure section says why an attempt failed; a notice from before would repeat or contradict it.
+  if (next.state !== "open" && next.state !== view?.state) notice = null;
   view = next;
   render();
 }
@@ -275,7 +283,7 @@ async function start() {
   watchCheckout(id, showView);
   // The countdown ticks locally; at zero the page shows the expiry without waiting for the server.
   setInterval(() => {
-    if (view?.state !== "open" || !view.expiresAt) return;
+    if (!view || !payable(view) || !view.expiresAt) return;
     const left = countdown(new Date(view.expiresAt));
     const time = root.querySelector('[data-testid="countdown"] time');
     if (left === null) showView({ ...view, state: "expired", instructions: null });

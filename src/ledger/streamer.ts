@@ -1,22 +1,20 @@
-// One payment stream per settlement wallet in use: the wallets of pending payments, and of payments
-// expired in the last day (so late payments are still seen), per network. Each stream resumes from
-// its persisted cursor, hands every operation to the verifier in ledger order, and on any failure
-// (Horizon down, a database error) closes, waits with exponential backoff and resumes from the
-// cursor again: nothing is skipped, and the verifier makes anything seen twice count once.
+// One payment stream per settlement wallet in use: the wallets of payments the ledger may complete
+// (payment-states.ts: pending and failed ones, and ones expired in the last day, so late payments
+// are still seen), per network. Each stream resumes from its persisted cursor, hands every
+// operation to the verifier in ledger order, and on any failure (Horizon down, a database error)
+// closes, waits with exponential backoff and resumes from the cursor again: nothing is skipped, and
+// the verifier makes anything seen twice count once.
 import type { Deps } from "../context.ts";
 import { directSql } from "../db/client.ts";
 import type { DirectSql } from "../db/direct-sql.ts";
+import { LATE_WINDOW_MS, LEDGER_COMPLETES, completesLate, ledgerWatchedWhere } from "../modules/payments/payment-states.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { AccountLocks } from "./account-locks.ts";
 import type { LedgerSource } from "./ledger-source.ts";
 import { verifyLedgerPayments } from "./verifier.ts";
 
-const LATE_WINDOW_MS = 24 * 60 * 60_000;
 /** How far before a wallet's oldest open payment a fresh stream starts, for clock differences. */
 const FIRST_CURSOR_MARGIN_MS = 5 * 60_000;
-
-/** Payments whose wallet is streamed: pending, or expired since `lateSince` (a late payment still counts). */
-const openPayments = (lateSince: Date) => ({ OR: [{ status: "pending" }, { status: "expired", expiresAt: { gte: lateSince } }] });
 
 /**
  * The wallets of open payments, as "passphrase|G...". Read group by group down the ("status",
@@ -25,7 +23,7 @@ const openPayments = (lateSince: Date) => ({ OR: [{ status: "pending" }, { statu
  */
 async function walletsToStream(sql: DirectSql, lateSince: Date): Promise<Set<string>> {
   const wanted = new Set<string>();
-  for (const status of ["pending", "expired"]) {
+  for (const status of LEDGER_COMPLETES) {
     let after = ["", ""];
     for (;;) {
       const [next] = await sql.all(
@@ -36,10 +34,10 @@ async function walletsToStream(sql: DirectSql, lateSince: Date): Promise<Set<str
       );
       if (!next) break;
       after = [next.settlementAddress as string, next.networkPassphrase as string];
-      if (status === "expired") {
+      if (completesLate(status)) {
         const [late] = await sql.all(
-          `SELECT 1 FROM "Payment" WHERE "status" = 'expired' AND "settlementAddress" = $1 AND "networkPassphrase" = $2 AND "expiresAt" >= $3 LIMIT 1`,
-          [...after, lateSince],
+          `SELECT 1 FROM "Payment" WHERE "status" = $1 AND "settlementAddress" = $2 AND "networkPassphrase" = $3 AND "expiresAt" >= $4 LIMIT 1`,
+          [status, ...after, lateSince],
         );
         if (!late) continue;
       }
@@ -117,7 +115,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
 
     async function readOldestOpen(): Promise<Date> {
       const { _min } = await deps.db.payment.aggregate({
-        where: { ...openPayments(lateSince()), settlementAddress: account, networkPassphrase },
+        where: { ...ledgerWatchedWhere(lateSince()), settlementAddress: account, networkPassphrase },
         _min: { createdAt: true },
       });
       return _min.createdAt ?? deps.clock.now();

@@ -10,6 +10,8 @@ import type { Payment } from "../generated/sqlite/client.ts";
 import { type Asset, sameAsset } from "../shared/assets.ts";
 import { addStroopsSql, capStroops } from "../shared/money.ts";
 import { appendCompletion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
+import { ledgerCompletes } from "../modules/payments/payment-states.ts";
+import { crashPoint } from "../shared/crash-point.ts";
 import type { LedgerPaymentRecord } from "./ledger-source.ts";
 
 export type VerificationOutcome =
@@ -22,7 +24,7 @@ export type VerificationOutcome =
   /** counted toward the payment, which still waits for the rest */
   | "partial"
   | "completed"
-  /** counted toward a payment that had already completed (an overpayment) or failed */
+  /** counted toward a payment the ledger no longer completes (completed already: an overpayment) */
   | "credited";
 
 export interface StreamPosition {
@@ -111,8 +113,7 @@ export async function verifyLedgerPayments(
     const credit = credits.get(payment.id) ?? { payment, amount: 0n, completedBy: null };
     credit.amount += record.amount;
     credits.set(payment.id, credit);
-    const open = payment.status === "pending" || payment.status === "expired";
-    if (!open || credit.completedBy) outcomes.push("credited");
+    if (!ledgerCompletes(payment.status) || credit.completedBy) outcomes.push("credited");
     else if (payment.amountReceived + credit.amount < payment.amount) outcomes.push("partial");
     else {
       credit.completedBy = record;
@@ -130,20 +131,23 @@ export async function verifyLedgerPayments(
       });
       continue;
     }
-    // From the status it was read in only: one completed or expired meanwhile fails the batch.
+    // From the status it was read in only: one that moved meanwhile fails the batch.
     appendCompletion(steps, deps, payment.id, relations.get(payment.id)!, {
       txHash: completedBy.txHash,
       payerAddress: completedBy.from,
       paidAsset: completedBy.sourceAsset ?? completedBy.asset,
       received: amount,
-      late: payment.status === "expired",
+      from: payment.status,
     });
   }
-  steps.push({
+  const cursor = {
     text: `INSERT INTO "LedgerCursor" ("networkPassphrase", "account", "cursor", "updatedAt") VALUES ($1, $2, $3, $4)
       ON CONFLICT ("networkPassphrase", "account") DO UPDATE SET "cursor" = excluded."cursor", "updatedAt" = excluded."updatedAt"`,
     params: [networkPassphrase, account, last.pagingToken, now],
-  });
+  };
+  // Test hook (TEST_CRASH_AT, set by tests only): the process dies inside the transaction, with the
+  // completions written and not committed, after the ledger closed their transactions.
+  steps.push(completing.length > 0 ? () => (crashPoint(deps.config, "completion-before-commit"), cursor) : cursor);
   await sql.batch(steps);
   return outcomes;
 }

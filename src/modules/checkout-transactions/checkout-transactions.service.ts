@@ -2,6 +2,12 @@
 // check and submit the transaction the payer's wallet signed, and (sandbox only) pay with a
 // throwaway test wallet. Public: the payment id is the only credential, as on the checkout page.
 // Completion itself always comes from the ledger streamer, never from here: one path, counted once.
+//
+// Anyone who knows the id may call these, so a submitted transaction must be exactly what prepare
+// builds (one payment to this payment, from the signer, nothing else): a stranger cannot attach an
+// operation that makes the transaction fail and so mark the payment failed. A failure of such a
+// transaction is the payer's own (e.g. underfunded) and records `failed`, which is not final until
+// the payment expires (payment-states.ts): the payer may pay again.
 import {
   Account,
   FeeBumpTransaction,
@@ -14,13 +20,15 @@ import {
 } from "@stellar/stellar-sdk";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import type { Deps } from "../../context.ts";
-import { badRequest, conflict, notFound } from "../../errors.ts";
+import { DomainError, badRequest, conflict, notFound } from "../../errors.ts";
 import type { Ledger } from "../../ledger/ledger.ts";
 import { toSdkAsset } from "../../ledger/horizon-source.ts";
 import { type Asset, assetKey, isNative, isStellarAddress, parseAssetList, sameAsset } from "../../shared/assets.ts";
 import { capStroops, formatStroops, toStroops } from "../../shared/money.ts";
+import { runIdempotently } from "../../rest/idempotency.ts";
 import { failPayment } from "../payments/payment-failure.ts";
 import { muxedAddress } from "../payments/payment-instructions.ts";
+import { isAwaitingPayment, isPastExpiry } from "../payments/payment-states.ts";
 
 export type CheckoutDeps = Deps & { ledger: Ledger };
 
@@ -30,6 +38,8 @@ const SLIPPAGE_PERCENT = 1n;
 const MAX_FEE = "10000";
 /** How long a prepared transaction stays valid. */
 const VALIDITY_SECONDS = 15 * 60;
+/** Clock difference allowed between the process that prepared a transaction and the one that submits it. */
+const CLOCK_SKEW_SECONDS = 60;
 
 export interface PreparedTransaction {
   xdr: string;
@@ -52,10 +62,12 @@ const settlementAssetOf = (p: Payment): Asset => ({ code: p.settlementAssetCode,
 /** What is still owed: the amount less what partial payments already brought. */
 const remainingOf = (p: Payment) => (p.amountReceived >= p.amount ? 0n : p.amount - p.amountReceived);
 
-async function pendingPayment(deps: CheckoutDeps, paymentId: string): Promise<Payment> {
+/** The payment, if the payer may pay it now: awaiting payment (pending, or failed before) and unexpired. */
+async function payablePayment(deps: CheckoutDeps, paymentId: string): Promise<Payment> {
   const payment = await deps.db.payment.findUnique({ where: { id: paymentId } });
   if (!payment) throw notFound();
-  if (payment.status !== "pending") throw conflict("Payment is not pending");
+  if (payment.status === "completed") throw conflict("Payment is already completed");
+  if (!isAwaitingPayment(payment.status) || isPastExpiry(payment, deps.clock.now())) throw conflict("Payment has expired");
   return payment;
 }
 
@@ -63,7 +75,7 @@ export async function prepareCheckoutTransaction(
   deps: CheckoutDeps,
   input: { paymentId: string; payerAddress: string; payAsset?: Asset | null },
 ): Promise<PreparedTransaction> {
-  const payment = await pendingPayment(deps, input.paymentId);
+  const payment = await payablePayment(deps, input.paymentId);
   if (!isStellarAddress(input.payerAddress)) throw badRequest("payerAddress must be a Stellar public key (G...)");
   const settlementAsset = settlementAssetOf(payment);
   const payAsset = input.payAsset ?? settlementAsset;
@@ -106,30 +118,53 @@ export async function prepareCheckoutTransaction(
   return { xdr: tx.toEnvelope().toXDR("base64"), networkPassphrase: payment.networkPassphrase, payAsset, sendMax, amount };
 }
 
-/** Why the transaction does not pay `payment`, or null when one of its operations does. */
-function whyNotPaying(tx: Transaction, payment: Payment): string | null {
-  const settlementAsset = settlementAssetOf(payment);
-  const memoId = tx.memo.type === "id" ? String(tx.memo.value) : null;
-  const reasons = new Set<string>();
-  for (const op of tx.operations) {
-    let destination: string;
-    let asset;
-    let received: string;
-    if (op.type === "payment") [destination, asset, received] = [op.destination, op.asset, op.amount];
-    else if (op.type === "pathPaymentStrictReceive") [destination, asset, received] = [op.destination, op.destAsset, op.destAmount];
-    else if (op.type === "pathPaymentStrictSend") [destination, asset, received] = [op.destination, op.destAsset, op.destMin];
-    else continue;
-    const muxed = destination.startsWith("M") ? MuxedAccount.fromAddress(destination, "0") : null;
-    const base = muxed ? muxed.baseAccount().accountId() : destination;
-    const correlation = muxed ? muxed.id() : memoId;
-    const opAsset: Asset = asset.isNative() ? { code: "XLM", issuer: null } : { code: asset.getCode(), issuer: asset.getIssuer() };
-    if (base !== payment.settlementAddress) reasons.add("destination is not the settlement wallet");
-    else if (correlation !== payment.memoId) reasons.add("memo or muxed id is not this payment's");
-    else if (!sameAsset(opAsset, settlementAsset)) reasons.add(`asset is not ${assetKey(settlementAsset)}`);
-    else if (toStroops(received) < remainingOf(payment)) reasons.add(`amount is less than ${formatStroops(remainingOf(payment))}`);
-    else return null;
+const assetOf = (asset: { isNative(): boolean; getCode(): string; getIssuer(): string }): Asset =>
+  asset.isNative() ? { code: "XLM", issuer: null } : { code: asset.getCode(), issuer: asset.getIssuer() };
+
+/**
+ * Why `tx` is not what prepareCheckoutTransaction builds for `payment`, or null when it is: one
+ * payment (or strict-receive path payment from an allowed asset) of at least what is still owed, in
+ * the settlement asset, to this payment's muxed destination (or the settlement wallet with its id
+ * memo), from the transaction's source, within prepare's fee and time bounds, and nothing else.
+ */
+function whyNotPrepared(tx: Transaction, payment: Payment, now: Date): string | null {
+  const notPaying = (reason: string) => `signedXdr does not pay this payment: ${reason}`;
+  const notPrepared = (reason: string) => `signedXdr must be the transaction prepareCheckoutTransaction built: ${reason}`;
+  if (tx.operations.length !== 1) return notPrepared(`it must have exactly one operation, not ${tx.operations.length}`);
+  const op = tx.operations[0]!;
+  if (op.source !== undefined && op.source !== tx.source) return notPrepared("the operation's source must be the transaction's source");
+  let destination: string;
+  let received: string;
+  if (op.type === "payment") {
+    if (!sameAsset(assetOf(op.asset), settlementAssetOf(payment))) return notPaying(`asset is not ${assetKey(settlementAssetOf(payment))}`);
+    [destination, received] = [op.destination, op.amount];
+  } else if (op.type === "pathPaymentStrictReceive") {
+    if (!sameAsset(assetOf(op.destAsset), settlementAssetOf(payment))) return notPaying(`asset is not ${assetKey(settlementAssetOf(payment))}`);
+    const allowed = [settlementAssetOf(payment), ...parseAssetList(payment.allowedAssets)];
+    if (!allowed.some((a) => sameAsset(a, assetOf(op.sendAsset)))) return notPaying(`it pays with ${assetKey(assetOf(op.sendAsset))}, which is not allowed`);
+    [destination, received] = [op.destination, op.destAmount];
+  } else {
+    return notPrepared("its operation must be a payment or a strict-receive path payment");
   }
-  return reasons.size ? [...reasons].join("; ") : "no payment operation";
+  const muxed = destination.startsWith("M") ? MuxedAccount.fromAddress(destination, "0") : null;
+  const memoId = tx.memo.type === "id" ? String(tx.memo.value) : null;
+  if ((muxed ? muxed.baseAccount().accountId() : destination) !== payment.settlementAddress) return notPaying("destination is not the settlement wallet");
+  if ((muxed ? muxed.id() : memoId) !== payment.memoId) return notPaying("memo or muxed id is not this payment's");
+  if (toStroops(received) < remainingOf(payment)) return notPaying(`amount is less than ${formatStroops(remainingOf(payment))}`);
+  if (tx.memo.type !== "none" && memoId !== payment.memoId) return notPrepared("its memo must be none or this payment's id memo");
+
+  if (!tx.source.startsWith("G")) return notPrepared("its source must be the payer's G... account");
+  if (BigInt(tx.fee) > BigInt(MAX_FEE)) return notPrepared(`its fee must be at most ${MAX_FEE} stroops`);
+  const seconds = Math.floor(now.getTime() / 1000);
+  const bounds = tx.timeBounds;
+  if (!bounds || bounds.maxTime === "0" || Number(bounds.maxTime) > seconds + VALIDITY_SECONDS + CLOCK_SKEW_SECONDS) {
+    return notPrepared(`it must expire within ${VALIDITY_SECONDS / 60} minutes`);
+  }
+  if (Number(bounds.minTime) > seconds + CLOCK_SKEW_SECONDS) return notPrepared("its time bounds must allow it now");
+  if (tx.ledgerBounds || tx.minAccountSequence !== undefined || tx.minAccountSequenceAge || tx.minAccountSequenceLedgerGap || tx.extraSigners?.length) {
+    return notPrepared("it must carry no other preconditions");
+  }
+  return null;
 }
 
 /** A signature by the transaction's source account over its hash for this network. */
@@ -144,54 +179,98 @@ export async function submitCheckoutTransaction(
   deps: CheckoutDeps,
   input: { paymentId: string; signedXdr: string },
 ): Promise<CheckoutSubmission> {
-  const payment = await pendingPayment(deps, input.paymentId);
-  let envelope;
+  const payment = await payablePayment(deps, input.paymentId);
+  let tx;
   try {
-    envelope = TransactionBuilder.fromXDR(input.signedXdr, payment.networkPassphrase);
+    tx = TransactionBuilder.fromXDR(input.signedXdr, payment.networkPassphrase);
   } catch {
     throw badRequest("signedXdr is not a transaction envelope");
   }
-  const tx = envelope instanceof FeeBumpTransaction ? envelope.innerTransaction : envelope;
+  // A fee bump may fail on its outer fee alone, whoever wrapped the payer's transaction: only prepare's shape.
+  if (tx instanceof FeeBumpTransaction) throw badRequest("signedXdr must be the transaction prepareCheckoutTransaction built: not a fee bump");
   if (!signedBySource(tx)) throw badRequest("signedXdr is not signed by its source account for this payment's network");
-  const reason = whyNotPaying(tx, payment);
-  if (reason) throw badRequest(`signedXdr does not pay this payment: ${reason}`);
+  const refusal = whyNotPrepared(tx, payment, deps.clock.now());
+  if (refusal) throw badRequest(refusal);
 
   const result = await deps.ledger.sourceFor(payment.networkPassphrase).submitTransaction(input.signedXdr);
   if (result.successful) return { txHash: result.hash, successful: true, resultCodes: [], paymentStatus: payment.status };
   const codes = [result.resultCodes.transaction, ...result.resultCodes.operations];
   // Refused before any ledger (bad sequence, fee, timing): nothing happened, the payer may retry.
-  if (!/^tx_(fee_bump_inner_)?failed$/.test(result.resultCodes.transaction)) {
+  if (result.resultCodes.transaction !== "tx_failed") {
     throw badRequest(`The network refused the transaction: ${codes.join(", ")}`);
   }
-  const failed = await deps.db.$transaction((t) => failPayment(t, deps, payment, codes.join(", ")));
-  return { txHash: result.hash, successful: false, resultCodes: codes, paymentStatus: failed.status };
+  const failure = { txHash: result.hash, successful: false, resultCodes: codes };
+  try {
+    const failed = await deps.db.$transaction((t) => failPayment(t, deps, payment, codes.join(", ")));
+    return { ...failure, paymentStatus: failed.status };
+  } catch (error) {
+    // Completed (another payment) or expired meanwhile: that status stands, this attempt changed nothing.
+    if (!(error instanceof DomainError && error.httpStatus === 409)) throw error;
+    const now = await deps.db.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { status: true } });
+    return { ...failure, paymentStatus: now.status };
+  }
 }
 
 /**
- * Sandbox only: pays the payment from a throwaway account funded by friendbot, signed here. For a
- * credit settlement asset on the simulated network the test wallet gets a trustline holding the
- * amount (the simulated network can issue); on the real test network it pays XLM through a path.
+ * The claims of test-wallet payments, as Idempotency-Key records in a namespace of their own (no
+ * API key has this id): the record's primary key lets one call per payment pay, in whichever process.
+ */
+const TEST_WALLET_CLAIMS = "checkout:payWithTestWallet";
+
+/** A test-wallet payment that failed on the ledger: its claim is released, so the payer may try again. */
+class TestWalletAttemptFailed extends Error {
+  constructor(readonly submission: CheckoutSubmission) {
+    super("the test wallet's transaction failed on the ledger");
+  }
+}
+
+/**
+ * Sandbox only: pays the payment from a throwaway account funded by friendbot, signed here. At most
+ * once per payment, across processes: the first call claims the payment (runIdempotently), calls
+ * meanwhile wait for its answer and get it, as do calls after it succeeded (the ledger completes the
+ * payment moments later, then calls are refused as completed). A failed attempt or an error releases
+ * the claim; a claim whose process died is taken over after a few minutes.
  */
 export async function payWithTestWallet(deps: CheckoutDeps, input: { paymentId: string }): Promise<CheckoutSubmission> {
-  const payment = await pendingPayment(deps, input.paymentId);
+  const payment = await payablePayment(deps, input.paymentId);
   if (payment.environment !== "sandbox" || payment.networkPassphrase !== Networks.TESTNET) {
     throw badRequest("Test wallets exist only in sandbox");
   }
-  const source = deps.ledger.sourceFor(payment.networkPassphrase);
+  try {
+    const { response } = await runIdempotently(
+      deps,
+      { apiKeyId: TEST_WALLET_CLAIMS, key: payment.id, requestHash: TEST_WALLET_CLAIMS },
+      async () => {
+        const submission = await payFromThrowawayWallet(deps, payment);
+        if (!submission.successful) throw new TestWalletAttemptFailed(submission);
+        return { status: 200, body: JSON.stringify(submission) };
+      },
+    );
+    return JSON.parse(response.body) as CheckoutSubmission;
+  } catch (error) {
+    if (error instanceof TestWalletAttemptFailed) return error.submission;
+    throw error;
+  }
+}
+
+async function payFromThrowawayWallet(deps: CheckoutDeps, payment: Payment): Promise<CheckoutSubmission> {
+  // Read again under the claim: a call that waited for an attempt that failed pays what is owed now.
+  const current = await payablePayment(deps, payment.id);
+  const source = deps.ledger.sourceFor(current.networkPassphrase);
   const payer = Keypair.random();
   await source.fundTestAccount!(payer.publicKey());
-  const settlementAsset = settlementAssetOf(payment);
+  const settlementAsset = settlementAssetOf(current);
   let payAsset = settlementAsset;
   if (!isNative(settlementAsset)) {
-    const simulated = deps.ledger.simulatedNetwork(payment.networkPassphrase);
+    const simulated = deps.ledger.simulatedNetwork(current.networkPassphrase);
     if (simulated) {
-      simulated.setTrustline(payer.publicKey(), toSdkAsset(settlementAsset), { balance: formatStroops(remainingOf(payment)) });
+      simulated.setTrustline(payer.publicKey(), toSdkAsset(settlementAsset), { balance: formatStroops(remainingOf(current)) });
     } else {
       payAsset = { code: "XLM", issuer: null };
     }
   }
-  const prepared = await prepareCheckoutTransaction(deps, { paymentId: payment.id, payerAddress: payer.publicKey(), payAsset });
+  const prepared = await prepareCheckoutTransaction(deps, { paymentId: current.id, payerAddress: payer.publicKey(), payAsset });
   const tx = TransactionBuilder.fromXDR(prepared.xdr, prepared.networkPassphrase);
   tx.sign(payer);
-  return submitCheckoutTransaction(deps, { paymentId: payment.id, signedXdr: tx.toEnvelope().toXDR("base64") });
+  return submitCheckoutTransaction(deps, { paymentId: current.id, signedXdr: tx.toEnvelope().toXDR("base64") });
 }

@@ -19,7 +19,8 @@ import {
 builder.subscriptionType({});
 
 const CheckoutStateEnum = builder.enumType("CheckoutState", {
-  description: "What the checkout page shows: open (awaiting payment), paid, failed, expired, inactive (payment link), void or draft (invoice)",
+  description:
+    "What the checkout page shows: open (awaiting payment), paid, failed (the last attempt failed; payable again until it expires), expired, inactive (payment link), void or draft (invoice)",
   values: CHECKOUT_STATES,
 });
 const CheckoutKindEnum = builder.enumType("CheckoutKind", { values: CHECKOUT_KINDS });

@@ -7,6 +7,7 @@ import { notFound } from "../../errors.ts";
 import { type Asset, parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { type PaymentInstructions, paymentInstructions } from "../payments/payment-instructions.ts";
+import { isPastExpiry } from "../payments/payment-states.ts";
 
 export const CHECKOUT_STATES = ["open", "paid", "failed", "expired", "inactive", "void", "draft"] as const;
 export type CheckoutState = (typeof CHECKOUT_STATES)[number];
@@ -107,10 +108,11 @@ async function merchantName(deps: Deps, row: { organizationId: string; environme
 
 function paymentState(payment: Payment, session: CheckoutSession | null, now: Date): CheckoutState {
   if (payment.status === "completed") return "paid";
-  if (payment.status === "failed") return "failed";
   if (payment.status === "expired" || session?.status === "expired") return "expired";
-  // The sweeper may not have run yet: past its expiry a pending payment is shown as expired.
-  if (payment.expiresAt && payment.expiresAt <= now) return "expired";
+  // The sweeper may not have run yet: past its expiry a payment is shown as expired.
+  if (isPastExpiry(payment, now)) return "expired";
+  // An earlier attempt failed, and the payer may pay again (with instructions) until it expires.
+  if (payment.status === "failed") return "failed";
   return "open";
 }
 
@@ -156,7 +158,7 @@ async function paymentView(
     sandbox,
     network: sandbox ? "testnet" : "public",
     // A partial payment leaves the rest to pay: the instructions ask for what is still due.
-    instructions: state === "open" ? paymentInstructions({ ...payment, amount: remaining > 0n ? remaining : payment.amount }) : null,
+    instructions: state === "open" || state === "failed" ? paymentInstructions({ ...payment, amount: remaining > 0n ? remaining : payment.amount }) : null,
     receipt:
       payment.status === "completed"
         ? {

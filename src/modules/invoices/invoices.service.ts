@@ -10,6 +10,7 @@ import { type BatchStep, insertStatement } from "../../db/direct-sql.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
 import { expirePayment } from "../payments/payment-completion.ts";
+import { isAwaitingPayment } from "../payments/payment-states.ts";
 import { preparePayment, requireCustomer, retryOnMemoCollision } from "../payments/payments.service.ts";
 import { newCheckoutSessionWrites } from "../checkout-sessions/checkout-sessions.service.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
@@ -124,7 +125,7 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string): Promise<
   return { invoice: finalized, checkoutUrl: checkoutSessionUrl(ctx.config.publicUrl, finalized.checkoutSessionId!) };
 }
 
-/** draft | open -> void; an open invoice's pending payment (and its session) expire with it. */
+/** draft | open -> void; an open invoice's payment awaiting payment (and its session) expire with it. */
 export async function voidInvoice(ctx: ServiceContext, id: string): Promise<InvoiceWithDetails> {
   await getInvoice(ctx, id);
   const now = ctx.clock.now();
@@ -135,7 +136,7 @@ export async function voidInvoice(ctx: ServiceContext, id: string): Promise<Invo
     });
     if (count === 0) throw conflict("Invoice can only be voided while draft or open");
     const voided = await tx.invoice.findUniqueOrThrow({ where: { id }, include: { payment: true } });
-    if (voided.payment?.status === "pending") await expirePayment(tx, ctx, voided.payment);
+    if (voided.payment && isAwaitingPayment(voided.payment.status)) await expirePayment(tx, ctx, voided.payment);
     const result = await tx.invoice.findUniqueOrThrow({ where: { id }, include: invoiceInclude });
     await recordEvent(tx, ctx, result, { type: "invoice.voided", resourceId: id, data: invoiceJson(result, ctx.config.publicUrl) });
     return result;

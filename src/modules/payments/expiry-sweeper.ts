@@ -1,13 +1,15 @@
-// Moves pending payments whose expires_at has passed to `expired` (payment.expired), and their
-// checkout sessions with them. Runs every second so nothing stays pending more than ~1 s past its
-// expiry (the promise is 5 s). Each payment moves in its own transaction with a conditional update:
-// several processes may sweep at once, and a payment completed meanwhile is simply left alone.
+// Moves payments awaiting payment (pending or failed) whose expires_at has passed to `expired`
+// (payment.expired), and their checkout sessions with them. Runs every second so nothing stays
+// payable more than ~1 s past its expiry (the promise is 5 s). Each payment moves in its own
+// transaction with a conditional update: several processes may sweep at once, and a payment
+// completed meanwhile is simply left alone.
 // About once an hour it also deletes idempotency records past their 24 h.
 import type { Deps } from "../../context.ts";
 import { DomainError } from "../../errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { deleteExpiredIdempotencyRecords } from "../../rest/idempotency.ts";
 import { expirePayment } from "./payment-completion.ts";
+import { AWAITING_PAYMENT } from "./payment-states.ts";
 
 const BATCH = 200;
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60_000;
@@ -37,7 +39,7 @@ export function createExpirySweeper(
     let moved = 0;
     for (;;) {
       const due = await deps.db.payment.findMany({
-        where: { status: "pending", expiresAt: { lte: deps.clock.now() } },
+        where: { status: { in: [...AWAITING_PAYMENT] }, expiresAt: { lte: deps.clock.now() } },
         select: { id: true },
         orderBy: { expiresAt: "asc" },
         take: BATCH,

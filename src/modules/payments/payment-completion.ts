@@ -1,6 +1,7 @@
 // The moves of a payment after creation that other resources follow: completion (manual or verified
-// on the ledger) and expiry. Each carries the change to the payment's checkout session and invoice,
-// with every event in the same outbox transaction. The updates are conditional on the current
+// on the ledger) and expiry (payment-states.ts lists every move and the statuses it starts from).
+// Each carries the change to the payment's checkout session and invoice, with every event in the
+// same outbox transaction. The updates are conditional on the current
 // status, so two concurrent movers cannot both win: the loser gets 409 and changes nothing.
 //
 // Completion is the ledger streamer's hot path, which completes a whole page of payments in one
@@ -18,6 +19,7 @@ import { addStroopsSql, capStroops } from "../../shared/money.ts";
 import { type EventType, eventRow, recordEvent } from "../events/events.service.ts";
 import { checkoutSessionJson } from "../checkout-sessions/checkout-sessions.view.ts";
 import { invoiceJson } from "../invoices/invoices.view.ts";
+import { AWAITING_PAYMENT, completesLate, ledgerCompletes } from "./payment-states.ts";
 import type { CompletePaymentInput } from "./payments.inputs.ts";
 import { recordPaymentEvent } from "./payments.service.ts";
 import { paymentJson } from "./payments.view.ts";
@@ -33,10 +35,10 @@ export interface CompletionDetails {
   /** stroops that arrived with this completion, added to amount_received */
   received?: bigint;
   /**
-   * The payment was verified on the ledger after it expired (decisions: expired -> completed, late).
-   * With it, an expired payment completes too and is marked `late`; a pending one completes normally.
+   * The status the payment was read in (default `pending`): the completion holds only if it still
+   * is, and must be one the ledger completes (payment-states.ts). From `expired` it is marked `late`.
    */
-  late?: boolean;
+  from?: string;
 }
 
 /** What a completion carries its change to, read before the batch that writes it. */
@@ -70,10 +72,11 @@ export async function loadCompletionRelations(db: Db, paymentIds: string[]): Pro
 }
 
 /**
- * Appends to `steps` the statements that move `paymentId` to `completed` (from `pending`, or from
- * `expired` when `details.late`), set `confirmed_at` and the given ledger details and write
- * `payment.completed`; move its checkout session to `complete` (`checkout.session.completed`) and
- * its open invoice to `paid` with `paid_at` (`invoice.paid`). Any other move fails the batch with
+ * Appends to `steps` the statements that move `paymentId` to `completed` from `details.from`
+ * (`pending` unless said), set `confirmed_at` and the given ledger details, clear the failure reason
+ * of an earlier failed attempt and write `payment.completed`; move its checkout session to
+ * `complete` (`checkout.session.completed`) and its open invoice to `paid` with `paid_at`
+ * (`invoice.paid`). Any other move fails the batch with
  * 409 "Payment is not pending". A voided invoice stays void: the payment still records the money.
  * Returns how to read the completed payment from the batch's results.
  *
@@ -94,15 +97,16 @@ export function appendCompletion(
   const event = (row: { id: string; organizationId: string; environment: string }, type: EventType, data: unknown) =>
     insertStatement("Event", eventRow(deps, row, { type, resourceId: row.id, data }));
 
+  const from = details.from ?? "pending";
+  if (!ledgerCompletes(from)) throw conflict("Payment is not pending");
   const paymentAt = steps.length;
-  // A paid asset replaces both columns (XLM's issuer is null). SET reads the row as it was, so
-  // `late` is set exactly when the payment was expired.
+  // A paid asset replaces both columns (XLM's issuer is null).
   steps.push({
     text: `UPDATE "Payment" SET "status" = 'completed', "confirmedAt" = $2, "updatedAt" = $2,
       "txHash" = COALESCE($3, "txHash"), "payerAddress" = COALESCE($4, "payerAddress"),
       "paidAssetCode" = COALESCE($5, "paidAssetCode"), "paidAssetIssuer" = CASE WHEN $5 IS NULL THEN "paidAssetIssuer" ELSE $6 END,
-      "amountReceived" = ${addStroopsSql(`"amountReceived"`, "$7")}, "late" = ("late" OR "status" = 'expired')
-      WHERE "id" = $1 AND "status" IN ('pending', $8) RETURNING *`,
+      "amountReceived" = ${addStroopsSql(`"amountReceived"`, "$7")}, "late" = ("late" OR $9), "failureReason" = NULL
+      WHERE "id" = $1 AND "status" = $8 RETURNING *`,
     params: [
       paymentId,
       now,
@@ -111,7 +115,8 @@ export function appendCompletion(
       details.paidAsset?.code ?? null,
       details.paidAsset?.issuer ?? null,
       capStroops(details.received ?? 0n),
-      details.late ? "expired" : "pending",
+      from,
+      completesLate(from),
     ],
     expect: { changes: 1, error: () => conflict("Payment is not pending") },
   });
@@ -167,14 +172,15 @@ export async function completePayment(
 }
 
 /**
- * Moves a `pending` payment to `expired` (`payment.expired`) and its open checkout session to
- * `expired` (`checkout.session.expired`). For the expiry sweeper and for voiding an invoice; an
- * invoice itself stays as it is. Any other move: 409 "Payment is not pending".
+ * Moves a payment awaiting payment (`pending`, or `failed`: its failure reason stays) to `expired`
+ * (`payment.expired`) and its open checkout session to `expired` (`checkout.session.expired`). For
+ * the expiry sweeper and for voiding an invoice; an invoice itself stays as it is. Any other move:
+ * 409 "Payment is not pending".
  */
 export async function expirePayment(tx: Tx, deps: MoveDeps, payment: Pick<Payment, "id">): Promise<Payment> {
   const now = deps.clock.now();
   const { count } = await tx.payment.updateMany({
-    where: { id: payment.id, status: "pending" },
+    where: { id: payment.id, status: { in: [...AWAITING_PAYMENT] } },
     data: { status: "expired", updatedAt: now },
   });
   if (count === 0) throw conflict("Payment is not pending");

@@ -1,0 +1,48 @@
+// Which status each move of a payment may start from, decided here once for every caller: the
+// checkout's mutations, the ledger streamer and verifier, the expiry sweeper, voiding an invoice.
+//
+//   from              event                                                     to          emits
+//   (none)            create                                                    pending     payment.created
+//   pending           verified ledger payment covering the amount, or manual   completed   payment.completed
+//   pending           the payer's own submitted transaction fails on the ledger failed      payment.failed
+//   failed            another such failed attempt (failure_reason updated)      failed      (nothing)
+//   failed            verified ledger payment covering the amount               completed   payment.completed
+//   pending, failed   expires_at passes (failure_reason kept)                   expired     payment.expired
+//   expired           verified ledger payment arriving late                     completed   payment.completed (late: true)
+//
+// `failed` is therefore not final while the payment is unexpired: the payer may pay again, and the
+// ledger completes it. Money arriving for a payment that does not complete (partial, or completed
+// already) is counted in amount_received; nothing that reaches the merchant is dropped.
+import type { Payment } from "../../generated/sqlite/client.ts";
+import type { PaymentStatus } from "./payments.inputs.ts";
+
+/** Still waiting for its money: the checkout takes payment, a failed attempt may be recorded, expiry applies. */
+export const AWAITING_PAYMENT = ["pending", "failed"] as const satisfies readonly PaymentStatus[];
+
+/** The statuses a verified ledger payment covering the amount completes (expired ones late). */
+export const LEDGER_COMPLETES = [...AWAITING_PAYMENT, "expired"] as const satisfies readonly PaymentStatus[];
+
+/** How long after its expiry the ledger still watches a payment's wallet for late money. */
+export const LATE_WINDOW_MS = 24 * 60 * 60_000;
+
+export const isAwaitingPayment = (status: string): boolean => (AWAITING_PAYMENT as readonly string[]).includes(status);
+
+export const ledgerCompletes = (status: string): boolean => (LEDGER_COMPLETES as readonly string[]).includes(status);
+
+/** A completion from this status is late: the payment had expired. */
+export const completesLate = (status: string): boolean => status === "expired";
+
+/** Past expires_at: the sweeper moves it within a second or so, and until then it is treated as expired. */
+export const isPastExpiry = (payment: Pick<Payment, "expiresAt">, now: Date): boolean =>
+  payment.expiresAt !== null && payment.expiresAt <= now;
+
+/**
+ * The payments whose settlement wallet the ledger watches (a Prisma `where`): those it may complete,
+ * expired ones only within the late window (expired since `lateSince`).
+ */
+export const ledgerWatchedWhere = (lateSince: Date) => ({
+  OR: [
+    { status: { in: LEDGER_COMPLETES.filter((s) => !completesLate(s)) } },
+    { status: { in: LEDGER_COMPLETES.filter(completesLate) }, expiresAt: { gte: lateSince } },
+  ],
+});
