@@ -30,6 +30,12 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   TRUST_PROXY: bool.default(false),
+  NODE_ENV: z.string().optional(),
+  CORS_ORIGINS: z
+    .string()
+    .refine((v) => v.split(",").every((o) => /^https?:\/\/[^/\s]+\/?$/.test(o.trim())), "must be comma-separated origins like https://shop.example.com")
+    .optional(),
+  SSE_STREAMS_PER_ADDRESS: z.coerce.number().int().min(1).default(200),
 });
 
 export type Dialect = "sqlite" | "postgresql";
@@ -52,6 +58,12 @@ export interface Config {
   workers: number;
   /** behind a reverse proxy: the caller's address is the last X-Forwarded-For entry */
   trustProxy: boolean;
+  /** NODE_ENV other than development or test: anonymous callers get no introspection or field suggestions */
+  production: boolean;
+  /** origins other than the service's own that may call /graphql from a browser (CORS); none by default */
+  corsOrigins: string[];
+  /** open /graphql/stream streams per caller address, per process */
+  sseStreamsPerAddress: number;
 }
 
 export class ConfigError extends Error {
@@ -97,5 +109,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     workers: e.LEDGER === "simulated" ? 1 : (e.WORKERS ?? Math.min(availableParallelism(), DEFAULT_MAX_WORKERS)),
     trustProxy: e.TRUST_PROXY,
+    production: e.NODE_ENV !== "development" && e.NODE_ENV !== "test",
+    corsOrigins: e.CORS_ORIGINS ? e.CORS_ORIGINS.split(",").map((o) => o.trim().replace(/\/+$/, "")) : [],
+    sseStreamsPerAddress: e.SSE_STREAMS_PER_ADDRESS,
   };
 }

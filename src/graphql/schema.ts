@@ -1,6 +1,7 @@
 // Imports every resource's GraphQL definitions, then builds the schema. Nothing else.
 import { lexicographicSortSchema, printSchema } from "graphql";
 import { builder } from "./builder.ts";
+import { checkConnectionCursors } from "./cursors.ts";
 import "../modules/payments/payments.graphql.ts";
 import "../modules/payments/payment-instructions.graphql.ts";
 import "../modules/ledger-payments/ledger-payments.graphql.ts";
@@ -14,7 +15,7 @@ import "../modules/webhook-endpoints/webhook-endpoints.graphql.ts";
 import "../modules/webhook-deliveries/webhook-deliveries.graphql.ts";
 import "../modules/checkout/checkout.graphql.ts";
 
-export const schema = builder.toSchema();
+export const schema = checkConnectionCursors(builder.toSchema());
 
 /** What schema.graphql holds; a test fails when the committed file drifts from it. */
 export const printedSchema = () => `${printSchema(lexicographicSortSchema(schema))}\n`;
