@@ -175,16 +175,22 @@ describe("finding 7: introspection, suggestions and CORS", () => {
     expect((await sub.next()).errors[0].message).toBe('Cannot query field "checkot" on type "Subscription". [Suggestion hidden]');
   });
 
-  it("finding 7: CORS on /graphql answers only configured origins, none by default", async () => {
-    const preflight = (app: TestApp, origin: string) =>
-      fetch(`${app.url}/graphql`, {
+  it("finding 7: CORS on /graphql and /graphql/stream answers only configured origins, none by default", async () => {
+    const preflight = (app: TestApp, origin: string, path = "/graphql") =>
+      fetch(`${app.url}${path}`, {
         method: "OPTIONS",
         headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type,authorization" },
       });
     const post = (app: TestApp, origin: string) =>
       fetch(`${app.url}/graphql`, { method: "POST", headers: { origin, "content-type": "application/json" }, body: '{"query":"{ __typename }"}' });
 
-    for (const res of [await preflight(t, "https://evil.example"), await post(t, "https://evil.example"), await post(configured, "https://evil.example")]) {
+    for (const res of [
+      await preflight(t, "https://evil.example"),
+      await post(t, "https://evil.example"),
+      await post(configured, "https://evil.example"),
+      await preflight(configured, "https://evil.example", "/graphql/stream"),
+      await preflight(t, "https://shop.example.com", "/graphql/stream"),
+    ]) {
       expect(res.headers.get("access-control-allow-origin")).toBeNull();
       expect(res.headers.get("access-control-allow-credentials")).toBeNull();
     }
@@ -193,6 +199,9 @@ describe("finding 7: introspection, suggestions and CORS", () => {
     expect(allowed.headers.get("access-control-allow-headers")).toBe("content-type,authorization");
     expect(allowed.headers.get("access-control-allow-credentials")).toBeNull();
     expect((await post(configured, "https://shop.example.com")).headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
+    const stream = await preflight(configured, "https://shop.example.com", "/graphql/stream");
+    expect(stream.status).toBe(204);
+    expect(stream.headers.get("access-control-allow-origin")).toBe("https://shop.example.com");
   });
 });
 

@@ -4,7 +4,7 @@
 // masked as yoga masks them: a DomainError keeps its message and extensions.code, anything else
 // becomes "Unexpected error.".
 //
-// The same door rules as /graphql: the 1 MiB body limit, and the GraphQL bounds
+// The same door rules as /graphql: CORS only for CORS_ORIGINS, the 1 MiB body limit, and the GraphQL bounds
 // (src/gate/graphql-bounds.ts) checked in onSubscribe before anything executes. Open streams are
 // capped per address and single connection reservations are capped and expire (sse-limits.ts).
 import cluster from "node:cluster";
@@ -13,6 +13,7 @@ import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from "graphql-sse";
 import { createHandler } from "graphql-sse/lib/use/fetch";
 import { DomainError } from "../errors.ts";
 import { clientAddressOf, rememberClientAddress } from "../gate/client-address.ts";
+import { corsHeadersFor } from "../gate/cors.ts";
 import { type Audience, audienceOf, parseWithinBounds, validateWithinBounds } from "../gate/graphql-bounds.ts";
 import { readLimited } from "../rest/body.ts";
 import { apiRequestFromFetch, jsonResponse } from "../rest/transport.ts";
@@ -170,7 +171,16 @@ export function createSseServer(deps: GraphQLContext["deps"]) {
     return countedStream(response, address);
   }
 
+  const CORS_METHODS = ["GET", "POST", "PUT", "DELETE"];
   return async function fetch(request: Request): Promise<Response> {
+    const cors = corsHeadersFor(request, deps.config.corsOrigins, CORS_METHODS);
+    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { ...cors, "content-length": "0" } });
+    const response = await answer(request);
+    for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
+    return response;
+  };
+
+  async function answer(request: Request): Promise<Response> {
     const address = clientAddressOf(request);
     try {
       // graphql-sse reads the whole body as text: read it here instead, within REST's limit.
@@ -186,7 +196,7 @@ export function createSseServer(deps: GraphQLContext["deps"]) {
       deps.logger.error("graphql stream failed", { error });
       return jsonResponse(500, { error: "Internal server error" });
     }
-  };
+  }
 }
 
 /** graphql-sse's stream token, from its header or query parameter. */

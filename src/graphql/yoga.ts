@@ -5,6 +5,7 @@
 import { GraphQLError } from "graphql";
 import { type Plugin, createYoga, maskError } from "graphql-yoga";
 import { DomainError } from "../errors.ts";
+import { corsOptionsFor } from "../gate/cors.ts";
 import { audienceOf, graphqlBoundsPlugins } from "../gate/graphql-bounds.ts";
 import { MAX_BODY_BYTES } from "../rest/body.ts";
 import { type GraphQLContext, callerScope, knownCallerScope } from "./context.ts";
@@ -20,10 +21,7 @@ export function createGraphQLServer(deps: GraphQLContext["deps"]) {
     landingPage: false,
     logging: false,
     maxRequestBodySize: MAX_BODY_BYTES,
-    cors: (request) => {
-      const origin = request.headers.get("origin");
-      return origin && corsOrigins.includes(origin) ? { origin, credentials: false, methods: ["GET", "POST"] } : false;
-    },
+    cors: (request) => corsOptionsFor(request, corsOrigins, ["GET", "POST"]),
     plugins: [identifyCaller, ...graphqlBoundsPlugins((request) => audienceOf(knownCallerScope(request), production))],
     context: async ({ request }) => ({ deps, scope: await callerScope(deps, request) }),
     maskedErrors: {
