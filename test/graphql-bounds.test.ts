@@ -170,6 +170,12 @@ describe("finding 7: introspection, suggestions and CORS", () => {
     expect(anonymous.body.errors[0].message).toBe('Cannot query field "checkot" on type "Query". [Suggestion hidden]');
     const withKey = await t.graphql(query, {}, merchant.sandboxKey);
     expect(withKey.body.errors[0].message).toBe('Cannot query field "checkot" on type "Query". Did you mean "checkout"?');
+    // Variables are checked as the operation executes: their errors keep the names to themselves too.
+    const variables = `mutation ($asset: AssetRefInput!) { prepareCheckoutTransaction(paymentId: "pay_x", payerAddress: "G", payAsset: $asset) { xdr } }`;
+    const badVariable = await t.graphql(variables, { asset: { assetCod: "XLM" } });
+    const messages = (res: { body: { errors: { message: string }[] } }) => res.body.errors.map((e) => e.message).join(" ");
+    expect(messages(badVariable)).toMatch(/"assetCod" is not defined by type "AssetRefInput"\. \[Suggestion hidden\]/);
+    expect(messages(await t.graphql(variables, { asset: { assetCod: "XLM" } }, merchant.sandboxKey))).toMatch(/Did you mean "assetCode"\?/);
     const sub = await subscribeSse(t.url, `subscription { checkot(id: "pay_x") { state } }`);
     open.push(sub);
     expect((await sub.next()).errors[0].message).toBe('Cannot query field "checkot" on type "Subscription". [Suggestion hidden]');

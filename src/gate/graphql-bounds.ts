@@ -200,6 +200,11 @@ export function graphqlBoundsPlugins(audience: (request: Request) => Audience): 
         if (who === "anonymous") return (hideSuggestions.onValidate as (p: typeof payload) => ReturnType<NonNullable<Plugin["onValidate"]>>)(payload);
         return undefined;
       },
+      // Variables are checked as the operation executes, and their errors suggest names too.
+      onExecutionResult({ request, result, setResult }) {
+        if (!result || Symbol.asyncIterator in result || !result.errors?.length || audience(request) !== "anonymous") return;
+        setResult({ ...result, errors: forAudience(result.errors as GraphQLError[], "anonymous") });
+      },
     },
   ];
 }

@@ -14,7 +14,7 @@ import { createHandler } from "graphql-sse/lib/use/fetch";
 import { DomainError } from "../errors.ts";
 import { clientAddressOf, rememberClientAddress } from "../gate/client-address.ts";
 import { corsHeadersFor } from "../gate/cors.ts";
-import { type Audience, audienceOf, parseWithinBounds, validateWithinBounds } from "../gate/graphql-bounds.ts";
+import { type Audience, audienceOf, forAudience, parseWithinBounds, validateWithinBounds } from "../gate/graphql-bounds.ts";
 import { readLimited } from "../rest/body.ts";
 import { apiRequestFromFetch, jsonResponse } from "../rest/transport.ts";
 import { type GraphQLContext, callerScope } from "./context.ts";
@@ -106,7 +106,8 @@ export function createSseServer(deps: GraphQLContext["deps"]) {
       if (errors.length) return refused(errors);
       return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
     },
-    onNext: (_ctx, _request, result) => (result.errors ? { ...result, errors: result.errors.map(mask) } : result),
+    onNext: (ctx, _request, result) =>
+      result.errors ? { ...result, errors: forAudience(result.errors.map(mask), audienceOf(ctx.scope, deps.config.production)) } : result,
   });
 
   /** The stream's body, giving its place back when it ends (closed by either side). */
