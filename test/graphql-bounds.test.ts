@@ -251,7 +251,8 @@ describe("finding 6: /graphql/stream", () => {
   });
 
   it("finding 6: single connection reservations are capped per address, expire, and carry random UUID tokens", async () => {
-    const reserve = () => fetch(`${t.url}/graphql/stream`, { method: "PUT" });
+    // A token the client sends along is not the reservation's: the server picks it.
+    const reserve = () => fetch(`${t.url}/graphql/stream`, { method: "PUT", headers: { "x-graphql-event-stream-token": "chosen-by-client" } });
     const tokens: string[] = [];
     for (let i = 0; i < RESERVATION_LIMITS.perAddress; i++) {
       const res = await reserve();
@@ -268,7 +269,17 @@ describe("finding 6: /graphql/stream", () => {
     // A reservation opened in time works, and its place is free again.
     const stream = await fetch(`${t.url}/graphql/stream`, { headers: { accept: "text/event-stream", "x-graphql-event-stream-token": tokens[0]! } });
     expect(stream.status).toBe(200);
-    await stream.body?.cancel();
+    const operation = await fetch(`${t.url}/graphql/stream`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-graphql-event-stream-token": tokens[0]! },
+      body: JSON.stringify({ query: "{ __typename }", extensions: { operationId: "op1" } }),
+    });
+    expect(operation.status).toBe(202);
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("event: complete")) text += (await reader.read()).value ?? "";
+    expect(text).toContain('data: {"id":"op1","payload":{"data":{"__typename":"Query"}}}');
+    await reader.cancel();
     const again = await reserve();
     expect(again.status).toBe(201);
 

@@ -90,8 +90,9 @@ function withListSizes(schema: GraphQLSchema, document: DocumentNode): DocumentN
         const definition = typeInfo.getFieldDef();
         if (!definition?.args.some((arg) => arg.name === "first")) return undefined;
         const sizes = (node.arguments ?? []).filter((arg) => arg.name.value === "first" || arg.name.value === "last");
-        const literal = sizes.find((arg) => arg.value.kind === Kind.INT);
-        const size = sizes.length === 0 ? DEFAULT_LIST_SIZE : literal && sizes.length === 1 ? Math.min(Number((literal.value as { value: string }).value), MAX_LIST_SIZE) : MAX_LIST_SIZE;
+        const only = sizes.length === 1 ? sizes[0]!.value : null;
+        const size =
+          sizes.length === 0 ? DEFAULT_LIST_SIZE : only?.kind === Kind.INT ? Math.min(Number(only.value), MAX_LIST_SIZE) : MAX_LIST_SIZE;
         const first: ArgumentNode = {
           kind: Kind.ARGUMENT,
           name: { kind: Kind.NAME, value: "first" },

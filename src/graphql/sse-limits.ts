@@ -23,7 +23,6 @@ export function createStreamCounter(perAddress: number) {
       if (count > 0) open.set(address, count);
       else open.delete(address);
     },
-    count: (address: string) => open.get(address) ?? 0,
   };
 }
 
@@ -77,11 +76,6 @@ export function createReservations(clock: Clock, release: (token: string) => Pro
       if (!reservation) return false;
       forget(token, reservation);
       return true;
-    },
-    /** Whether `token` is reserved and not yet attached or expired. */
-    isPending: (token: string) => pending.has(token) && !expired(pending.get(token)!),
-    get size() {
-      return pending.size;
     },
   };
 }

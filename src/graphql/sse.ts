@@ -142,9 +142,10 @@ export function createSseServer(deps: GraphQLContext["deps"]) {
   async function serve(request: Request, address: string): Promise<Response> {
     const eventStream = request.headers.get("accept") === "text/event-stream";
     const token = tokenOf(request);
-    if (request.method === "PUT" && !token) {
+    if (request.method === "PUT") {
       // A PUT reserves a stream for graphql-sse's single connection mode, kept in this process; with
-      // several workers the client's next request may reach another one and find nothing.
+      // several workers the client's next request may reach another one and find nothing. The token
+      // is always the server's: one the client sends along is ignored.
       if (cluster.isWorker) return jsonResponse(405, { error: SINGLE_CONNECTION_REFUSED });
       const reserved = reservations.reserve(address);
       if ("refused" in reserved) {
