@@ -4,6 +4,8 @@
 //   payments (default 100), each waiting for its current state; then commits each payment's
 //   completion from here (another process, as a ledger worker would) and times, per subscriber, the
 //   gap from that commit to the "paid" frame. Memory per subscriber: the child's RSS growth / N.
+//   Every subscriber comes from loopback, so the service's per-address stream cap
+//   (SSE_STREAMS_PER_ADDRESS) is raised above N for this run.
 // - The page: gzipped JS of the initial load and of the lazy chunks (wallet, QR), and load time in
 //   Chromium until the pay buttons show.
 // BENCH_SSE_DB=postgresql runs on PostgreSQL (LISTEN/NOTIFY) instead of SQLite (polling).
@@ -89,7 +91,7 @@ function subscribe(base: URL, paymentId: string): Promise<Subscriber> {
 
 async function measureFanOut() {
   const database = await prepareDatabase();
-  const env = serviceEnv(database.url, { LEDGER: "simulated" });
+  const env = serviceEnv(database.url, { LEDGER: "simulated", SSE_STREAMS_PER_ADDRESS: String(SUBSCRIBERS + 10) });
   const { org, database: db, deps } = await prepareMerchant(env);
 
   const server = await startServiceProcess(env);

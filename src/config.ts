@@ -32,6 +32,12 @@ const envSchema = z.object({
   TRUST_PROXY: bool.default(false),
   /** tests only: the process kills itself at this point (src/shared/crash-point.ts) */
   TEST_CRASH_AT: z.enum(["completion-before-commit"]).optional(),
+  NODE_ENV: z.string().optional(),
+  CORS_ORIGINS: z
+    .string()
+    .refine((v) => v.split(",").every((o) => /^https?:\/\/[^/\s]+\/?$/.test(o.trim())), "must be comma-separated origins like https://shop.example.com")
+    .optional(),
+  SSE_STREAMS_PER_ADDRESS: z.coerce.number().int().min(1).default(200),
 });
 
 export type Dialect = "sqlite" | "postgresql";
@@ -56,6 +62,12 @@ export interface Config {
   trustProxy: boolean;
   /** tests only (TEST_CRASH_AT): where the process kills itself, to test recovery from a crash */
   testCrashAt: "completion-before-commit" | null;
+  /** NODE_ENV other than development or test: anonymous callers get no introspection or field suggestions */
+  production: boolean;
+  /** origins other than the service's own that may call /graphql from a browser (CORS); none by default */
+  corsOrigins: string[];
+  /** open /graphql/stream streams per caller address, per process */
+  sseStreamsPerAddress: number;
 }
 
 export class ConfigError extends Error {
@@ -102,5 +114,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workers: e.LEDGER === "simulated" ? 1 : (e.WORKERS ?? Math.min(availableParallelism(), DEFAULT_MAX_WORKERS)),
     trustProxy: e.TRUST_PROXY,
     testCrashAt: e.TEST_CRASH_AT ?? null,
+    production: e.NODE_ENV !== "development" && e.NODE_ENV !== "test",
+    corsOrigins: e.CORS_ORIGINS ? e.CORS_ORIGINS.split(",").map((o) => o.trim().replace(/\/+$/, "")) : [],
+    sseStreamsPerAddress: e.SSE_STREAMS_PER_ADDRESS,
   };
 }

@@ -33,6 +33,20 @@ describe("loadConfig", () => {
     expect(loadConfig({ DATABASE_URL: "file:/tmp/x.db" })).toMatchObject({ dialect: "sqlite", databaseUrl: "file:/tmp/x.db" });
   });
 
+  it("production unless NODE_ENV is development or test; CORS_ORIGINS a list of origins, none by default", () => {
+    expect(loadConfig({})).toMatchObject({ production: true, corsOrigins: [], sseStreamsPerAddress: 200 });
+    expect(loadConfig({ NODE_ENV: "production" }).production).toBe(true);
+    expect(loadConfig({ NODE_ENV: "development" }).production).toBe(false);
+    expect(loadConfig({ NODE_ENV: "test" }).production).toBe(false);
+    expect(loadConfig({ CORS_ORIGINS: "https://shop.example.com/, http://localhost:5173" }).corsOrigins).toEqual([
+      "https://shop.example.com",
+      "http://localhost:5173",
+    ]);
+    expect(() => loadConfig({ CORS_ORIGINS: "*" })).toThrow(/CORS_ORIGINS: must be comma-separated origins/);
+    expect(() => loadConfig({ CORS_ORIGINS: "https://shop.example.com/path" })).toThrow(/CORS_ORIGINS/);
+    expect(() => loadConfig({ SSE_STREAMS_PER_ADDRESS: "0" })).toThrow(/SSE_STREAMS_PER_ADDRESS/);
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ PORT: "", DATABASE_URL: "" })).toMatchObject({ port: 3000, databaseUrl: DEFAULT_DATABASE_URL });
   });

@@ -140,6 +140,26 @@ describe("idempotencyKey on GraphQL create mutations", () => {
   });
 });
 
+describe("finding 7: idempotencyKey on createWebhookEndpoint", () => {
+  const createEndpoint = `mutation($input: CreateWebhookEndpointInput!, $key: String) {
+    createWebhookEndpoint(input: $input, idempotencyKey: $key) { secret webhookEndpoint { id url } }
+  }`;
+  const input = { url: "https://93.184.216.34/hooks", enabledEvents: ["payment.completed"] };
+
+  it("finding 7: createWebhookEndpoint replays: a retry with the same idempotencyKey creates nothing new and answers the endpoint and its secret", async () => {
+    const key = newKey();
+    const before = await t.database.db.webhookEndpoint.count();
+    const results = await Promise.all(Array.from({ length: 10 }, () => t.graphql(createEndpoint, { input, key }, merchant.sandboxKey)));
+    expect(results.every((r) => r.body.errors === undefined)).toBe(true);
+    const first = results[0]!.body.data.createWebhookEndpoint;
+    for (const r of results) expect(r.body.data.createWebhookEndpoint).toEqual(first);
+    expect(first.secret).toMatch(/^whsec_/);
+    expect(await t.database.db.webhookEndpoint.count()).toBe(before + 1);
+    const other = await t.graphql(createEndpoint, { input: { ...input, url: "https://93.184.216.34/other" }, key }, merchant.sandboxKey);
+    expect(other.body.errors[0]).toMatchObject({ extensions: { code: "CONFLICT" } });
+  });
+});
+
 describe("runIdempotently", () => {
   const request = (key: string) => ({ apiKeyId: "key_test", key, requestHash: "h" });
 

@@ -1,5 +1,7 @@
 // Live updates over graphql-sse at /graphql/stream, read frame by frame without a browser.
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKey, revokeApiKey } from "../src/modules/api-keys/api-keys.service.ts";
 import { completePayment } from "../src/modules/payments/payment-completion.ts";
 import { type SseSubscription, subscribeSse } from "./support/sse.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
@@ -189,5 +191,44 @@ describe("dashboard subscription", () => {
     const missed = (await resumed.next()).data.paymentEvents;
     expect(missed).toMatchObject({ type: "payment.completed", payment: { id, status: "completed" } });
     expect(missed.seq).toBeGreaterThan(created.seq);
+  });
+
+  describe("finding 4: revocation ends streams", () => {
+    /** The key's display prefix, as the admin CLI's revoke-key takes it. */
+    const prefixOf = (key: string) => key.slice(0, "pk_test_".length + 8);
+
+    it("finding 4: a revoked key's open paymentEvents stream closes at once and delivers nothing more", async () => {
+      const revoking = await createApiKey(t.deps, { organizationId: merchant.organizationId, environment: "sandbox" });
+      const sub = await subscribe(EVENTS, {}, revoking);
+      const before = await createPayment({ metadata: { order: "1" } });
+      expect((await sub.next()).data.paymentEvents).toMatchObject({ type: "payment.created", payment: { id: before } });
+
+      await revokeApiKey(t.deps, { prefix: prefixOf(revoking) });
+      // Events committed after the revocation, by the organization's other key.
+      const after = await createPayment({ metadata: { order: "2" } });
+      await complete(before, randomBytes(32).toString("hex"));
+      const revokedAt = Date.now();
+      const last = await sub.next(3000);
+      expect(last).toEqual({ data: null, errors: [expect.objectContaining({ message: "Unauthorized", extensions: { code: "UNAUTHENTICATED" } })] });
+      // The stream then ends, within about a second.
+      await expect(sub.next(3000)).rejects.toThrow(/ended|complete/);
+      expect(Date.now() - revokedAt).toBeLessThan(2000);
+      const delivered = sub.frames.filter((f) => f.event === "next" && f.data.data).map((f) => f.data.data.paymentEvents.payment.id);
+      expect(delivered).toEqual([before]);
+      expect(JSON.stringify(sub.frames)).not.toContain(after);
+    });
+
+    it("finding 4: an idle stream of a revoked key ends within about a second, and its key opens no new one", async () => {
+      const revoking = await createApiKey(t.deps, { organizationId: merchant.organizationId, environment: "sandbox" });
+      const sub = await subscribe(EVENTS, {}, revoking);
+      await createPayment();
+      await sub.next();
+      await revokeApiKey(t.deps, { prefix: prefixOf(revoking) });
+      const revokedAt = Date.now();
+      expect((await sub.next(3000)).errors[0].extensions.code).toBe("UNAUTHENTICATED");
+      expect(Date.now() - revokedAt).toBeLessThan(2000);
+      const again = await subscribe(EVENTS, {}, revoking);
+      expect((await again.next()).errors[0].extensions.code).toBe("UNAUTHENTICATED");
+    });
   });
 });

@@ -3,20 +3,34 @@
 // /graphql; the API key is optional, as the public checkout subscription needs none. Errors are
 // masked as yoga masks them: a DomainError keeps its message and extensions.code, anything else
 // becomes "Unexpected error.".
+//
+// The same door rules as /graphql: CORS only for CORS_ORIGINS, the 1 MiB body limit, and the GraphQL bounds
+// (src/gate/graphql-bounds.ts) checked in onSubscribe before anything executes. Open streams are
+// capped per address and single connection reservations are capped and expire (sse-limits.ts).
 import cluster from "node:cluster";
-import { type DocumentNode, GraphQLError, parse, validate } from "graphql";
+import { type DocumentNode, GraphQLError } from "graphql";
+import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from "graphql-sse";
 import { createHandler } from "graphql-sse/lib/use/fetch";
 import { DomainError } from "../errors.ts";
-import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
-import { jsonResponse } from "../rest/transport.ts";
-import type { GraphQLContext } from "./context.ts";
+import { clientAddressOf, rememberClientAddress } from "../gate/client-address.ts";
+import { corsHeadersFor } from "../gate/cors.ts";
+import { type Audience, audienceOf, forAudience, parseWithinBounds, validateWithinBounds } from "../gate/graphql-bounds.ts";
+import { readLimited } from "../rest/body.ts";
+import { apiRequestFromFetch, jsonResponse } from "../rest/transport.ts";
+import { type GraphQLContext, callerScope } from "./context.ts";
 import { schema } from "./schema.ts";
 import { subscribeSharingResults } from "./shared-subscribe.ts";
+import { RESERVATION_LIMITS, createReservations, createStreamCounter } from "./sse-limits.ts";
 
 export const SSE_PATH = "/graphql/stream";
 
 const SINGLE_CONNECTION_REFUSED =
   "The single connection mode (PUT) needs WORKERS=1; use the distinct connections mode (a GET or POST per operation)";
+
+const retryAfter = (response: Response, seconds: number) => {
+  response.headers.set("retry-after", String(seconds));
+  return response;
+};
 
 export function createSseServer(deps: GraphQLContext["deps"]) {
   function mask(error: GraphQLError): GraphQLError {
@@ -30,56 +44,164 @@ export function createSseServer(deps: GraphQLContext["deps"]) {
     return new GraphQLError("Unexpected error.", { nodes: error.nodes, path: error.path });
   }
 
-  // Every checkout page sends the same operation text: parse and validate it once.
-  const documents = new Map<string, DocumentNode>();
-  const validated = new WeakSet<DocumentNode>();
-  function validDocument(query: string): DocumentNode | null {
+  // Every checkout page sends the same operation text: parse and judge it once per audience.
+  const documents = new Map<string, DocumentNode | GraphQLError>();
+  const judgements = new WeakMap<DocumentNode, Map<Audience, readonly GraphQLError[]>>();
+  function parseOnce(query: string): DocumentNode | GraphQLError {
     let document = documents.get(query);
     if (document) return document;
     try {
-      document = parse(query);
-    } catch {
-      return null;
+      document = parseWithinBounds(query);
+    } catch (error) {
+      document = error instanceof GraphQLError ? error : new GraphQLError("The query could not be parsed");
     }
-    if (validate(schema, document).length) return null;
     if (documents.size >= 500) documents.delete(documents.keys().next().value!);
     documents.set(query, document);
-    validated.add(document);
     return document;
   }
+  function errorsFor(document: DocumentNode, audience: Audience): readonly GraphQLError[] {
+    let byAudience = judgements.get(document);
+    if (!byAudience) judgements.set(document, (byAudience = new Map()));
+    let errors = byAudience.get(audience);
+    if (!errors) byAudience.set(audience, (errors = validateWithinBounds(schema, document, audience)));
+    return errors;
+  }
 
-  const contextFor = async (request: { headers: { get(name: string): string | null | undefined } }) => ({
-    deps,
-    scope: await authenticateApiKey(deps, bearerToken(request.headers.get("authorization") ?? null)),
+  // graphql-sse asks for the context of a request more than once: authenticate it once.
+  const contexts = new WeakMap<object, Promise<GraphQLContext & Record<PropertyKey, unknown>>>();
+  const contextFor = (request: { raw: unknown }) => {
+    let context = contexts.get(request);
+    if (!context) {
+      context = callerScope(deps, request.raw as Request).then((scope) => ({ deps, scope }));
+      contexts.set(request, context);
+    }
+    return context;
+  };
+
+  const streams = createStreamCounter(deps.config.sseStreamsPerAddress);
+  // The token of a reservation made by this request (a PUT), for graphql-sse's authenticate.
+  const reservedBy = new WeakMap<Request, string>();
+  const reservations = createReservations(deps.clock, async (token) => {
+    // graphql-sse drops a reserved stream once a stream attached to it ends: attach, then end it.
+    const response = await handler(new Request(`http://localhost${SSE_PATH}`, { headers: { accept: "text/event-stream", [TOKEN_HEADER_KEY]: token } }));
+    await response.body?.cancel();
   });
 
-  // graphql-sse wants an index-signature record as its context type.
   const handler = createHandler<GraphQLContext & Record<PropertyKey, unknown>>({
     schema,
     subscribe: subscribeSharingResults,
-    validate: (s, document, ...rest) => (validated.has(document) ? [] : validate(s, document, ...rest)),
+    // onSubscribe has validated every operation it hands over (bounds and audience included).
+    validate: () => [],
+    authenticate: (request) => reservedBy.get(request.raw as Request) ?? tokenOf(request.raw as Request) ?? undefined,
     context: contextFor,
-    // Known operations skip parsing; unknown or invalid ones return nothing, so graphql-sse parses
-    // and reports their errors itself.
     onSubscribe: async (request, params) => {
-      const document = typeof params.query === "string" ? validDocument(params.query) : null;
-      if (!document) return;
-      return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue: await contextFor(request) };
+      // graphql-sse takes a result only with a `data` key; undefined leaves it off the wire, as
+      // graphql-sse's own validation errors are sent.
+      const refused = (errors: readonly GraphQLError[]) => ({ data: undefined, errors });
+      if (typeof params.query !== "string") return refused([new GraphQLError("query must be a string")]);
+      const document = parseOnce(params.query);
+      if (document instanceof GraphQLError) return refused([document]);
+      const contextValue = await contextFor(request);
+      const errors = errorsFor(document, audienceOf(contextValue.scope, deps.config.production));
+      if (errors.length) return refused(errors);
+      return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
     },
-    onNext: (_ctx, _request, result) => (result.errors ? { ...result, errors: result.errors.map(mask) } : result),
+    onNext: (ctx, _request, result) =>
+      result.errors ? { ...result, errors: forAudience(result.errors.map(mask), audienceOf(ctx.scope, deps.config.production)) } : result,
   });
 
-  return async function fetch(request: Request): Promise<Response> {
-    // A PUT reserves a stream for graphql-sse's single connection mode, kept in this process; with
-    // several workers the client's next request may reach another one and find nothing.
-    if (request.method === "PUT" && cluster.isWorker) {
-      return jsonResponse(405, { error: SINGLE_CONNECTION_REFUSED });
+  /** The stream's body, giving its place back when it ends (closed by either side). */
+  function countedStream(response: Response, address: string): Response {
+    const reader = response.body!.getReader();
+    let ended = false;
+    const end = () => {
+      if (!ended) streams.close(address);
+      ended = true;
+    };
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            end();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          end();
+          controller.error(error);
+        }
+      },
+      async cancel(reason) {
+        end();
+        await reader.cancel(reason);
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  }
+
+  async function serve(request: Request, address: string): Promise<Response> {
+    const eventStream = request.headers.get("accept") === "text/event-stream";
+    const token = tokenOf(request);
+    if (request.method === "PUT") {
+      // A PUT reserves a stream for graphql-sse's single connection mode, kept in this process; with
+      // several workers the client's next request may reach another one and find nothing. The token
+      // is always the server's: one the client sends along is ignored.
+      if (cluster.isWorker) return jsonResponse(405, { error: SINGLE_CONNECTION_REFUSED });
+      const reserved = reservations.reserve(address);
+      if ("refused" in reserved) {
+        const seconds = Math.ceil(RESERVATION_LIMITS.ttlMs / 1000);
+        return reserved.refused === "address"
+          ? retryAfter(jsonResponse(429, { error: "Too many stream reservations from this address" }), seconds)
+          : retryAfter(jsonResponse(503, { error: "Too many stream reservations; try again later" }), seconds);
+      }
+      reservedBy.set(request, reserved.token);
     }
+    if (eventStream && token && !reservations.attach(token)) return jsonResponse(404, { error: "Stream not found" });
+    if (!eventStream) return handler(request);
+    if (!streams.open(address)) return retryAfter(jsonResponse(429, { error: "Too many open streams from this address" }), 1);
+    let response: Response;
     try {
-      return await handler(request);
+      response = await handler(request);
     } catch (error) {
+      streams.close(address);
+      throw error;
+    }
+    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+      streams.close(address);
+      return response;
+    }
+    return countedStream(response, address);
+  }
+
+  const CORS_METHODS = ["GET", "POST", "PUT", "DELETE"];
+  return async function fetch(request: Request): Promise<Response> {
+    const cors = corsHeadersFor(request, deps.config.corsOrigins, CORS_METHODS);
+    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { ...cors, "content-length": "0" } });
+    const response = await answer(request);
+    for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
+    return response;
+  };
+
+  async function answer(request: Request): Promise<Response> {
+    const address = clientAddressOf(request);
+    try {
+      // graphql-sse reads the whole body as text: read it here instead, within REST's limit.
+      let forwarded = request;
+      if (request.body) {
+        const body = await readLimited(apiRequestFromFetch(request, new URL(request.url)));
+        forwarded = new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
+        rememberClientAddress(forwarded, address);
+      }
+      return await serve(forwarded, address);
+    } catch (error) {
+      if (error instanceof DomainError) return jsonResponse(error.httpStatus, { error: error.message });
       deps.logger.error("graphql stream failed", { error });
       return jsonResponse(500, { error: "Internal server error" });
     }
-  };
+  }
+}
+
+/** graphql-sse's stream token, from its header or query parameter. */
+function tokenOf(request: Request): string | null {
+  return request.headers.get(TOKEN_HEADER_KEY) || new URL(request.url).searchParams.get(TOKEN_QUERY_KEY) || null;
 }

@@ -1,22 +1,29 @@
 // graphql-yoga at /graphql. Expected errors (DomainError) keep their message and carry
-// extensions.code; anything else is masked.
+// extensions.code; anything else is masked. The GraphQL bounds (src/gate/graphql-bounds.ts) refuse
+// an operation before it executes; the body limit is REST's; browsers of other origins may call only
+// from CORS_ORIGINS (the checkout page and the dashboard are same-origin).
 import { GraphQLError } from "graphql";
-import { createYoga, maskError } from "graphql-yoga";
+import { type Plugin, createYoga, maskError } from "graphql-yoga";
 import { DomainError } from "../errors.ts";
-import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
-import type { GraphQLContext } from "./context.ts";
+import { corsOptionsFor } from "../gate/cors.ts";
+import { audienceOf, graphqlBoundsPlugins } from "../gate/graphql-bounds.ts";
+import { MAX_BODY_BYTES } from "../rest/body.ts";
+import { type GraphQLContext, callerScope, knownCallerScope } from "./context.ts";
 import { schema } from "./schema.ts";
 
 export function createGraphQLServer(deps: GraphQLContext["deps"]) {
+  const { production, corsOrigins } = deps.config;
+  // Who is calling must be known when the operation is validated, before yoga builds the context.
+  const identifyCaller: Plugin = { onParams: async ({ request }) => void (await callerScope(deps, request)) };
   return createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
     logging: false,
-    context: async ({ request }) => ({
-      deps,
-      scope: await authenticateApiKey(deps, bearerToken(request.headers.get("authorization"))),
-    }),
+    maxRequestBodySize: MAX_BODY_BYTES,
+    cors: (request) => corsOptionsFor(request, corsOrigins, ["GET", "POST"]),
+    plugins: [identifyCaller, ...graphqlBoundsPlugins((request) => audienceOf(knownCallerScope(request), production))],
+    context: async ({ request }) => ({ deps, scope: await callerScope(deps, request) }),
     maskedErrors: {
       maskError(error, message, isDev) {
         const original = error instanceof GraphQLError ? error.originalError : error;

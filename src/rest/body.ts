@@ -7,7 +7,8 @@ import type { ApiRequest } from "./transport.ts";
 export const MAX_BODY_BYTES = 1024 * 1024;
 const DRAIN_LIMIT_BYTES = 16 * MAX_BODY_BYTES;
 
-async function readLimited(request: ApiRequest): Promise<string> {
+/** The body as text, or 413 past 1 MiB (also /graphql/stream's limit). */
+export async function readLimited(request: ApiRequest): Promise<string> {
   const declared = Number(request.header("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw payloadTooLarge();
   const body = request.body();

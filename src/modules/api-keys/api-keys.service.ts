@@ -47,3 +47,9 @@ export function bearerToken(header: string | null): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   return match ? match[1]! : null;
 }
+
+/** Of the keys `ids`, those that still exist unrevoked: what open streams re-check (src/gate/credentials.ts). */
+export async function unrevokedApiKeyIds(deps: Deps, ids: string[]): Promise<Set<string>> {
+  const rows = await deps.db.apiKey.findMany({ where: { id: { in: ids }, revokedAt: null }, select: { id: true } });
+  return new Set(rows.map((row) => row.id));
+}

@@ -6,7 +6,8 @@ import { requireService } from "../../graphql/context.ts";
 import { AssetRef } from "../../graphql/shared-types.ts";
 import type { PaymentInstructions } from "../payments/payment-instructions.ts";
 import { PaymentType } from "../payments/payments.graphql.ts";
-import { type PaymentEventPayload, liveUpdatesFor } from "./checkout.live.ts";
+import { unauthorized } from "../../errors.ts";
+import { CREDENTIAL_REVOKED, type PaymentEventPayload, liveUpdatesFor } from "./checkout.live.ts";
 import {
   CHECKOUT_KINDS,
   CHECKOUT_STATES,
@@ -119,9 +120,14 @@ builder.subscriptionFields((t) => ({
   }),
   paymentEvents: t.field({
     type: PaymentEventType,
-    description: "Every payment event of the key's organization and environment; with `after`, the missed ones first",
+    description:
+      "Every payment event of the key's organization and environment; with `after`, the missed ones first. Ends with UNAUTHENTICATED when the key is revoked",
     args: { after: t.arg.int({ description: "replay events with a greater seq first" }) },
     subscribe: (_root, args, ctx) => liveUpdatesFor(ctx.deps).watchPaymentEvents(requireService(ctx), args.after),
-    resolve: (event) => event,
+    // A revoked key's stream ends with UNAUTHENTICATED, as its next request would.
+    resolve: (event) => {
+      if (event === CREDENTIAL_REVOKED) throw unauthorized();
+      return event;
+    },
   }),
 }));

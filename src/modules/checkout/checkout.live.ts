@@ -3,8 +3,11 @@
 //   invoice) reloads the public view once per id, however many pages watch it, and pushes it to each;
 // - dashboards watch every payment event of their organization and environment.
 // A watcher starts with the current state (or a replay from a seq), so it never misses a final status.
+// Dashboard streams carry the caller's credential: each delivery is authorized again, and a revoked
+// credential ends the stream at once (src/gate/credentials.ts).
 import type { AppDeps } from "../../app.ts";
 import { type ServiceContext, inScope } from "../../context.ts";
+import { createCredentialWatch } from "../../gate/credentials.ts";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type EventFeed, type OutboxEvent, createEventFeed } from "../events/events.feed.ts";
 import { type CheckoutView, loadCheckout } from "./checkout.service.ts";
@@ -17,11 +20,17 @@ export interface PaymentEventPayload {
   payment: Payment;
 }
 
+/** The last thing a dashboard stream hands out when its credential was revoked. */
+export const CREDENTIAL_REVOKED = Symbol("credential revoked");
+
 export interface LiveUpdates {
   /** Current view first, then every change; throws Not found for an unknown id. */
   watchCheckout(id: string): Promise<AsyncIterableIterator<CheckoutView>>;
   /** Payment events of the caller's organization and environment: those after `after` first, then new ones. */
-  watchPaymentEvents(ctx: ServiceContext, after?: number | null): Promise<AsyncIterableIterator<PaymentEventPayload>>;
+  watchPaymentEvents(
+    ctx: ServiceContext,
+    after?: number | null,
+  ): Promise<AsyncIterableIterator<PaymentEventPayload | typeof CREDENTIAL_REVOKED>>;
   feed: EventFeed;
   stop(): Promise<void>;
 }
@@ -68,14 +77,21 @@ function createQueue<T>(onClose: () => void) {
       return iterator;
     },
   };
+  const push = (value: T) => {
+    if (closed) return;
+    if (waiting) {
+      waiting({ value, done: false });
+      waiting = null;
+    } else values.push(value);
+  };
   return {
     iterator,
-    push(value: T) {
-      if (closed) return;
-      if (waiting) {
-        waiting({ value, done: false });
-        waiting = null;
-      } else values.push(value);
+    push,
+    /** Drops what was not taken yet, hands out `last`, then ends. */
+    end(last: T) {
+      values.length = 0;
+      push(last);
+      close();
     },
   };
 }
@@ -94,6 +110,7 @@ interface CheckoutChannel {
 
 function createLiveUpdates(deps: AppDeps): LiveUpdates {
   const feed = createEventFeed(deps);
+  const credentials = createCredentialWatch(deps);
   const channels = new Map<string, CheckoutChannel>();
   const topics = new Map<string, Set<CheckoutChannel>>();
   const dashboards = new Set<(event: OutboxEvent) => void>();
@@ -217,12 +234,21 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
     // Only while replaying: a live event may also be among the replayed rows.
     const delivered = new Set<number>();
     let buffered: OutboxEvent[] | null = [];
-    const queue = createQueue<PaymentEventPayload>(() => dashboards.delete(onEvent));
-    // Loads run one after another so payloads leave in the order their events were read.
+    const queue = createQueue<PaymentEventPayload | typeof CREDENTIAL_REVOKED>(() => {
+      dashboards.delete(onEvent);
+      unwatch();
+    });
+    const revoked = () => queue.end(CREDENTIAL_REVOKED);
+    const unwatch = credentials.watch(ctx.scope, revoked);
+    // Loads run one after another so payloads leave in the order their events were read. Each is
+    // authorized by a credential check that started after the event was read: an event committed
+    // after a revocation is never delivered.
     const deliver = (event: Pick<OutboxEvent, "seq" | "type" | "createdAt" | "resourceId">) => {
       if (delivered.has(event.seq)) return;
       if (buffered) delivered.add(event.seq);
+      const readAt = performance.now();
       chain = chain.then(async () => {
+        if (!(await credentials.stillValid(ctx.scope, readAt))) return revoked();
         const payment = await ctx.db.payment.findFirst({ where: { id: event.resourceId, ...scope } });
         if (payment) queue.push({ seq: event.seq, type: event.type, createdAt: event.createdAt, payment });
       });
@@ -244,6 +270,7 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
       missed.forEach(deliver);
     } catch (error) {
       dashboards.delete(onEvent);
+      unwatch();
       throw error;
     }
     const pending = buffered;
@@ -258,6 +285,7 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
     watchPaymentEvents,
     feed,
     async stop() {
+      credentials.stop();
       await feed.stop();
     },
   };

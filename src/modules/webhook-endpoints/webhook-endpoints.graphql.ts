@@ -1,5 +1,6 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
+import { idempotentCreate } from "../../graphql/idempotent-create.ts";
 import { defined, NEWEST_FIRST } from "../../graphql/shared-types.ts";
 import { inScope } from "../../context.ts";
 import { parseInput } from "../../shared/validation.ts";
@@ -11,6 +12,7 @@ import {
   deleteWebhookEndpoint,
   getWebhookEndpoint,
   rotateWebhookEndpointSecret,
+  signingSecrets,
   subscribedEvents,
   updateWebhookEndpoint,
 } from "./webhook-endpoints.service.ts";
@@ -81,10 +83,24 @@ const UpdateWebhookEndpointInput = builder.inputType("UpdateWebhookEndpointInput
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
     type: WebhookEndpointSecretPayload,
-    args: { input: t.arg({ type: CreateWebhookEndpointInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => {
+    args: {
+      input: t.arg({ type: CreateWebhookEndpointInput, required: true }),
+      idempotencyKey: t.arg.string({ description: "as REST's Idempotency-Key: a retry with the same key creates nothing new" }),
+    },
+    resolve: async (_root, { input, idempotencyKey }, ctx) => {
+      const service = requireService(ctx);
       const body = defined({ url: input.url, enabled_events: input.enabledEvents, description: input.description });
-      return createWebhookEndpoint(requireService(ctx), parseInput(createWebhookEndpointSchema, body, "input"));
+      // A replay answers the endpoint with its current secret, as REST's replay repeats the secret it created.
+      const withId = (created: EndpointWithSecret) => ({ ...created, id: created.endpoint.id });
+      return idempotentCreate(
+        service,
+        { key: idempotencyKey, mutation: "createWebhookEndpoint", input: body },
+        async () => withId(await createWebhookEndpoint(service, parseInput(createWebhookEndpointSchema, body, "input"))),
+        async (id) => {
+          const endpoint = await getWebhookEndpoint(service, id);
+          return withId({ endpoint, secret: signingSecrets(endpoint, service.clock.now())[0]! });
+        },
+      );
     },
   }),
   updateWebhookEndpoint: t.prismaField({
