@@ -1,8 +1,9 @@
 // The receiver helper verifyWebhook and the address rules of the SSRF guard: no database involved.
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { generateSecret, maskSecret, signatureHeaders } from "../src/webhooks/signing.ts";
-import { isForbiddenAddress } from "../src/webhooks/ssrf-guard.ts";
+import { maskSecret } from "../src/webhooks/secret-box.ts";
+import { generateSecret, signatureHeaders } from "../src/webhooks/signing.ts";
+import { isPrivateAddress } from "../src/webhooks/ssrf-guard.ts";
 import { WebhookVerificationError, verifyWebhook } from "../src/webhooks/verify.ts";
 
 const secret = generateSecret();
@@ -83,20 +84,37 @@ describe("secrets", () => {
   });
 });
 
-describe("isForbiddenAddress", () => {
+describe("isPrivateAddress", () => {
   it("refuses loopback, private, link-local, metadata and reserved addresses, v4 and v6", () => {
     for (const address of [
       "127.0.0.1", "10.0.0.1", "172.16.5.4", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1",
-      "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fd00:ec2::254", "fc00::1", "::ffff:127.0.0.1",
-      "::ffff:10.0.0.1", "64:ff9b::a00:1", "not-an-address",
+      "0.0.0.0", "224.0.0.1", "255.255.255.255", "192.0.2.1", "::1", "::", "fe80::1", "fd00:ec2::254", "fc00::1",
+      "2001:db8::1", "not-an-address",
     ]) {
-      expect(isForbiddenAddress(address), address).toBe(true);
+      expect(isPrivateAddress(address), address).toBe(true);
     }
   });
 
-  it("allows public addresses", () => {
-    for (const address of ["93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"]) {
-      expect(isForbiddenAddress(address), address).toBe(false);
+  it("finding 7: judges the IPv4 address inside mapped, compatible, NAT64, 6to4 and Teredo forms", () => {
+    for (const address of [
+      "::127.0.0.1", // IPv4-compatible
+      "::ffff:127.0.0.1", "::ffff:10.0.0.1", // IPv4-mapped
+      "::ffff:0:7f00:1", // IPv4-translated
+      "64:ff9b::a9fe:a9fe", "64:ff9b::a00:1", // NAT64
+      "64:ff9b:1::a9fe:a9fe", "64:ff9b:1::808:808", // local-use NAT64: refused whole
+      "2002:a9fe:a9fe::", "2002:7f00:1::1", // 6to4
+      "2001:0:808:808::80ff:fffe", "2001:0:a00:1::f7f7:f7f7", // Teredo: private client, private server
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+  });
+
+  it("allows public addresses, in every form that carries one", () => {
+    for (const address of [
+      "93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "::8.8.8.8", "64:ff9b::808:808",
+      "2002:808:808::1", "2001:0:808:808::f7f7:f7f7",
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(false);
     }
   });
 });

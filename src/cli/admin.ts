@@ -7,6 +7,7 @@ import { openDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { DomainError } from "../errors.ts";
 import { createApiKey, revokeApiKey } from "../modules/api-keys/api-keys.service.ts";
+import { resealWebhookSecrets } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 import {
   createOrganization,
   enableAsset,
@@ -23,7 +24,8 @@ const USAGE = `usage: npm run --silent admin -- <command>
   asset enable --org ID --environment sandbox|production --code CODE --issuer G...
   rate set --org ID --environment sandbox|production --currency USD --asset CODE --price P
   key create --org ID --environment sandbox|production
-  key revoke --key-prefix PREFIX`;
+  key revoke --key-prefix PREFIX
+  webhook-secrets reencrypt        (encrypts every webhook secret with the first of WEBHOOK_SECRET_KEYS)`;
 
 class UsageError extends Error {}
 
@@ -74,6 +76,17 @@ const commands: Record<string, (deps: Deps, o: Options) => Promise<object>> = {
   "key revoke": async (deps, o) => {
     await revokeApiKey(deps, { prefix: required(o, "key-prefix") });
     return { ok: true };
+  },
+  // After a key rotation: once this reports nothing unreadable, the old keys can be dropped.
+  "webhook-secrets reencrypt": async (deps) => {
+    const result = await resealWebhookSecrets(deps);
+    if (result.unreadable > 0) {
+      throw new Error(
+        `${result.unreadable} webhook secrets are encrypted with keys that are not configured (${result.missingKeyIds.join(", ")}): ` +
+          `add them to WEBHOOK_SECRET_KEYS and run this again (${result.resealed} re-encrypted)`,
+      );
+    }
+    return { reencrypted: result.resealed };
   },
 };
 

@@ -3,7 +3,7 @@ import { requireService } from "../../graphql/context.ts";
 import { defined, NEWEST_FIRST } from "../../graphql/shared-types.ts";
 import { inScope } from "../../context.ts";
 import { parseInput } from "../../shared/validation.ts";
-import { maskSecret } from "../../webhooks/signing.ts";
+import { maskSecret } from "../../webhooks/secret-box.ts";
 import { createWebhookEndpointSchema, updateWebhookEndpointSchema } from "./webhook-endpoints.inputs.ts";
 import {
   type EndpointWithSecret,
