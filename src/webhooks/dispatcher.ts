@@ -369,7 +369,8 @@ export class WebhookDispatcher {
         allowPrivate: config.webhookAllowPrivate,
       });
       status = response.status;
-      responseBody = response.body;
+      // A NUL byte becomes U+FFFD, as undecodable bytes already do: PostgreSQL text cannot hold it.
+      responseBody = response.body?.replaceAll("\0", "\uFFFD") ?? null;
       if (status < 200 || status > 299) error = `Endpoint answered HTTP ${status}`;
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);

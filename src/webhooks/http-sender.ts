@@ -70,9 +70,7 @@ export const sendWebhookRequest: WebhookSender = (request) =>
       });
       res.on("end", () => {
         clearTimeout(timer);
-        // A NUL byte becomes U+FFFD, as undecodable bytes already do: PostgreSQL text cannot hold it.
-        const body = keepBody ? Buffer.concat(chunks).toString("utf8").replaceAll("\0", "\uFFFD") : null;
-        resolve({ status: res.statusCode ?? 0, body });
+        resolve({ status: res.statusCode ?? 0, body: keepBody ? Buffer.concat(chunks).toString("utf8") : null });
       });
       res.on("error", (error) => {
         clearTimeout(timer);
