@@ -1,6 +1,9 @@
-// The receiver helper verifyWebhook and the address rules of the SSRF guard: no database involved.
-import { createHmac } from "node:crypto";
+// The receiver helper verifyWebhook, the address rules of the SSRF guard and the secret keys'
+// configuration: no database involved.
+import { createHmac, randomBytes } from "node:crypto";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
 import { maskSecret } from "../src/webhooks/secret-box.ts";
 import { generateSecret, signatureHeaders } from "../src/webhooks/signing.ts";
 import { isPrivateAddress } from "../src/webhooks/ssrf-guard.ts";
@@ -116,5 +119,30 @@ describe("isPrivateAddress", () => {
     ]) {
       expect(isPrivateAddress(address), address).toBe(false);
     }
+  });
+});
+
+describe("WEBHOOK_SECRET_KEYS", () => {
+  it("takes 32-byte keys as base64, base64url or hex, and refuses anything else without echoing it", () => {
+    const key = randomBytes(32);
+    const keys = [key.toString("base64"), key.toString("base64url"), key.toString("hex")].join(", ");
+    expect(loadConfig({ WEBHOOK_SECRET_KEYS: keys }).webhookSecretKeys).toEqual([key, key, key]);
+    expect(loadConfig({}).webhookSecretKeys).toEqual([]);
+    for (const bad of ["not-a-key", randomBytes(16).toString("base64"), `${key.toString("hex")},short`]) {
+      let error: unknown;
+      try {
+        loadConfig({ WEBHOOK_SECRET_KEYS: bad });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(/WEBHOOK_SECRET_KEYS: each key must be 32 bytes, as base64 or 64 hex digits/);
+      expect((error as Error).message).not.toContain(bad.split(",")[0]!.slice(0, 12));
+    }
+  });
+
+  it("without keys: a key file next to the SQLite database, or in ./data with PostgreSQL", () => {
+    expect(loadConfig({ DATABASE_URL: "file:/var/lib/pay/pay.db" }).webhookSecretKeyFile).toBe("/var/lib/pay/webhook-secret.key");
+    expect(loadConfig({ DATABASE_URL: "postgresql://u@db/pay" }).webhookSecretKeyFile).toBe(resolve("data", "webhook-secret.key"));
   });
 });
