@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
+import { directSql } from "../src/db/client.ts";
 import { WebhookDispatcher } from "../src/webhooks/dispatcher.ts";
 import { secretBoxOf } from "../src/webhooks/secret-box.ts";
 import { generateSecret } from "../src/webhooks/signing.ts";
@@ -40,11 +41,19 @@ afterAll(async () => {
 const withKeys = (keys: string) =>
   loadConfig({ DATABASE_URL: t.config.databaseUrl, WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_SECRET_KEYS: keys });
 
-/** The stored columns exactly as the database holds them. */
+/** The secret columns exactly as the database holds them (SQL, not Prisma), of one endpoint or all. */
+async function storedRows(id?: string) {
+  const rows = await directSql(t.database.db).all(
+    `SELECT "secret", "previousSecret" FROM "WebhookEndpoint"${id ? ` WHERE "id" = $1` : ""}`,
+    id ? [id] : [],
+  );
+  return rows as { secret: string; previousSecret: string | null }[];
+}
+
+/** The stored columns of one endpoint. */
 async function storedSecrets(id: string): Promise<{ secret: string; previousSecret: string | null }> {
-  const rows = await t.database.db.$queryRaw<{ secret: string; previousSecret: string | null }[]>`
-    SELECT "secret", "previousSecret" FROM "WebhookEndpoint" WHERE "id" = ${id}`;
-  return rows[0]!;
+  const [row] = await storedRows(id);
+  return row!;
 }
 
 async function createEndpoint(path: string, key = merchant.sandboxKey) {
@@ -189,9 +198,7 @@ describe("admin webhook-secrets reencrypt", () => {
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout.trim().split("\n").at(-1)!).reencrypted).toBeGreaterThanOrEqual(1);
     const prefix = secretBoxOf(withKeys(K3)).currentPrefix;
-    const rows = await t.database.db.$queryRaw<{ secret: string; previousSecret: string | null }[]>`
-      SELECT "secret", "previousSecret" FROM "WebhookEndpoint"`;
-    for (const row of rows) {
+    for (const row of await storedRows()) {
       expect(row.secret.startsWith(prefix)).toBe(true);
       if (row.previousSecret !== null) expect(row.previousSecret.startsWith(prefix)).toBe(true);
     }
