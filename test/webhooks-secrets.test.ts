@@ -4,7 +4,7 @@
 // and encrypted when the webhook worker starts, and a CLI that re-encrypts so an old key can go.
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -180,12 +180,12 @@ describe("at rest", () => {
 });
 
 /** `tsx src/cli/admin.ts ...args` with WEBHOOK_SECRET_KEYS=`keys` on the app's database. */
-function admin(args: string[], keys: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function admin(args: string[], keys: string, databaseUrl = t.config.databaseUrl): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(
       process.execPath,
       ["--import", "tsx", "src/cli/admin.ts", ...args],
-      { cwd: root, env: { PATH: process.env.PATH!, DATABASE_URL: t.config.databaseUrl, WEBHOOK_SECRET_KEYS: keys }, timeout: 120_000 },
+      { cwd: root, env: { PATH: process.env.PATH!, DATABASE_URL: databaseUrl, WEBHOOK_SECRET_KEYS: keys }, timeout: 120_000 },
       (error, stdout, stderr) => done({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
     );
   });
@@ -212,6 +212,18 @@ describe("admin webhook-secrets reencrypt", () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^\d+ webhook secrets are encrypted with keys that are not configured \([0-9a-f]{8}\): add them to WEBHOOK_SECRET_KEYS/);
     expect(`${missing.stdout}${missing.stderr}`).not.toContain(K1);
+  });
+
+  it("makes no key of its own when none is configured and the service's key file is not there", { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "stellar-pay-cli-key-"));
+    try {
+      const result = await admin(["webhook-secrets", "reencrypt"], "", `file:${join(dir, "pay.db")}`);
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe(`no key: set WEBHOOK_SECRET_KEYS as the service has it (${join(dir, "webhook-secret.key")} does not exist)`);
+      expect(existsSync(join(dir, "webhook-secret.key"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 // Operator commands. Each prints one JSON object on its last line of stdout and exits 0; on error,
 // a message on stderr and exit 1. Uses the same DATABASE_URL as the server (and migrates it first).
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.ts";
 import { ENVIRONMENTS, type Deps, type Environment } from "../context.ts";
@@ -79,6 +80,11 @@ const commands: Record<string, (deps: Deps, o: Options) => Promise<object>> = {
   },
   // After a key rotation: once this reports nothing unreadable, the old keys can be dropped.
   "webhook-secrets reencrypt": async (deps) => {
+    // A key file made here (another directory than the service's) would seal secrets the service cannot open.
+    const { webhookSecretKeys, webhookSecretKeyFile } = deps.config;
+    if (webhookSecretKeys.length === 0 && !existsSync(webhookSecretKeyFile)) {
+      throw new UsageError(`no key: set WEBHOOK_SECRET_KEYS as the service has it (${webhookSecretKeyFile} does not exist)`);
+    }
     const result = await resealWebhookSecrets(deps);
     if (result.unreadable > 0) {
       throw new Error(
