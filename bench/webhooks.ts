@@ -10,7 +10,12 @@
 //   Over HTTP, not app.fetch: on SQLite an in-process loop of app.fetch calls never yields to the
 //   event loop's I/O phase, so neither the dispatcher's requests nor the receiver could move until
 //   the loop ended, which measured the loop rather than the dispatcher;
-// - next to both, a bare HMAC-SHA256 rate and the full signing (both schemes' headers) rate.
+// - next to both, a bare HMAC-SHA256 rate, the full signing (both schemes' headers) rate, and the
+//   rate of opening a stored (AES-256-GCM encrypted) secret, which every attempt does.
+// - encrypted vs plain secret: alternating rounds of BENCH_ROUND_EVENTS (default 1000) events drained by
+//   runOnce() cycles, the endpoint's secret stored encrypted or (as before encryption) in plain
+//   text: what decrypting per attempt costs the dispatcher, measured in one run on the same load.
+// The receiver is on 127.0.0.1, a private address: the run allows private targets.
 // BENCH_EVENTS (default 5000) and BENCH_PAYMENTS (default 1000) size the runs.
 import { createHmac, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -30,10 +35,14 @@ import { systemClock } from "../src/shared/clock.ts";
 import { serve } from "../src/server.ts";
 import { timeOrderedIds } from "../src/shared/ids.ts";
 import { createLogger } from "../src/shared/logger.ts";
+import { WebhookDispatcher } from "../src/webhooks/dispatcher.ts";
+import { secretBoxOf } from "../src/webhooks/secret-box.ts";
 import { generateSecret, signatureHeaders } from "../src/webhooks/signing.ts";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 1000);
+const ROUND_EVENTS = Number(process.env.BENCH_ROUND_EVENTS ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -113,6 +122,8 @@ async function main() {
     RATE_LIMIT_LIVE: "0",
     RATE_LIMIT_SANDBOX: "0",
     LOG_LEVEL: "warn",
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"),
   });
   await migrateDatabase(config.databaseUrl);
   const database = openDatabase(config.databaseUrl);
@@ -133,7 +144,7 @@ async function main() {
     if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
     return response.json() as Promise<any>;
   };
-  await call("POST", "/webhook-endpoints", { url: receiver.url, enabled_events: ["*"] });
+  const endpoint = await call("POST", "/webhook-endpoints", { url: receiver.url, enabled_events: ["*"] });
   const payment = await call("POST", "/payments", { amount: "12.5", pricing_currency: "USD", pricing_amount: "3.10" });
   const sampleBody = JSON.stringify({ id: "evt_x", event: "payment.created", created_at: new Date().toISOString(), data: payment });
 
@@ -143,6 +154,8 @@ async function main() {
   const signPerSecond = rate(() =>
     signatureHeaders({ deliveryId: "whd_x", eventType: "payment.created", body: sampleBody, secrets: [secret], timestamp: 1700000000 }),
   );
+  const sealed = secretBoxOf(config).seal(secret);
+  const openPerSecond = rate(() => secretBoxOf(config).open(sealed));
 
   // Throughput: a backlog of committed events, drained by one dispatcher.
   const scope = { organizationId: org.organization_id, environment: "sandbox" };
@@ -159,6 +172,27 @@ async function main() {
   app.webhooks.start();
   await receiver.until(backlog);
   const throughput = backlog / ((performance.now() - started) / 1000);
+
+  // Encrypted vs plain secret, alternating rounds.
+  const stored = (await database.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).secret;
+  const roundRates: Record<"encrypted" | "plain", number[]> = { encrypted: [], plain: [] };
+  const roundWorker = new WebhookDispatcher(deps);
+  for (let round = 0; round < ROUNDS; round++) {
+    const variant = round % 2 === 0 ? "encrypted" : "plain";
+    await database.db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secret: variant === "plain" ? endpoint.secret : stored } });
+    await database.db.$transaction(async (tx) => {
+      for (let i = 0; i < ROUND_EVENTS; i++) {
+        await recordEvent(tx, deps, scope, { type: "payment.completed", resourceId: payment.id, data: payment });
+      }
+    });
+    const target = receiver.arrivals.size + ROUND_EVENTS;
+    const roundStarted = performance.now();
+    while (receiver.arrivals.size < target) await roundWorker.runOnce();
+    roundRates[variant].push(ROUND_EVENTS / ((performance.now() - roundStarted) / 1000));
+  }
+  await database.db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { secret: stored } });
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const backlogAll = backlog + ROUNDS * ROUND_EVENTS;
 
   // Latency: one payment at a time through the API, dispatcher running (woken by each write).
   const server = await serve({ listener: app.listener }, { port: 0, host: "127.0.0.1" });
@@ -192,7 +226,7 @@ async function main() {
   }
   const streamSeconds = (performance.now() - streamStarted) / 1000;
   const streamCycles = cycles;
-  await receiver.until(backlog + PAYMENTS);
+  await receiver.until(backlogAll + PAYMENTS);
   const events = await database.db.event.findMany({
     where: { type: "payment.created" },
     select: { id: true, createdAt: true },
@@ -220,6 +254,11 @@ async function main() {
   console.log(`| POST /payments per second during that run / dispatcher cycles per second | ${n(PAYMENTS / streamSeconds)} / ${n(streamCycles / streamSeconds)} |`);
   console.log(`| bare HMAC-SHA256 hex of the body, per second | ${n(hmacPerSecond)} |`);
   console.log(`| full signing (Service-Signature + Standard Webhooks headers), per second | ${n(signPerSecond)} |`);
+  console.log(`| opening a stored secret (AES-256-GCM decryption), per second | ${n(openPerSecond)} |`);
+  console.log(
+    `| deliveries/s by runOnce cycles, secret encrypted / plain (median of ${ROUNDS / 2} alternating rounds of ${ROUND_EVENTS}) | ` +
+      `${n(median(roundRates.encrypted))} / ${n(median(roundRates.plain))} (ratio ${(median(roundRates.encrypted) / median(roundRates.plain)).toFixed(2)}) |`,
+  );
 }
 
 main().catch((error) => {

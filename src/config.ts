@@ -1,7 +1,8 @@
 // The only reader of process.env. Every problem is reported at once, then the process exits.
 import { availableParallelism } from "node:os";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { z } from "zod";
+import { decodeSecretKey } from "./webhooks/secret-box.ts";
 
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 const port = z.coerce.number().int().min(0).max(65535);
@@ -27,6 +28,11 @@ const envSchema = z.object({
     .default("60,300,1800,7200,86400"),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  WEBHOOK_SECRET_KEYS: z
+    .string()
+    .transform((v) => v.split(",").map((key) => key.trim()).filter(Boolean))
+    .refine((keys) => keys.every((key) => decodeSecretKey(key)), "each key must be 32 bytes, as base64 or 64 hex digits (openssl rand -base64 32)")
+    .optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   TRUST_PROXY: bool.default(false),
@@ -54,7 +60,12 @@ export interface Config {
   rateLimits: { live: number; sandbox: number };
   webhookRetryDelaysSeconds: number[];
   webhookTimeoutMs: number;
+  /** webhooks may target loopback, private, link-local and metadata addresses (their answers are never kept) */
   webhookAllowPrivate: boolean;
+  /** keys that encrypt webhook signing secrets at rest: the first encrypts, all decrypt; empty: the key file */
+  webhookSecretKeys: Buffer[];
+  /** the key made on first start when no key is configured: next to the SQLite database, else in ./data */
+  webhookSecretKeyFile: string;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** server processes; more than one runs as a cluster under a primary process (src/cluster/) */
   workers: number;
@@ -110,6 +121,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS.split(",").map(Number),
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    webhookSecretKeys: (e.WEBHOOK_SECRET_KEYS ?? []).map((key) => decodeSecretKey(key)!),
+    webhookSecretKeyFile: resolve(databaseUrl.startsWith("file:") ? dirname(databaseUrl.slice("file:".length).split("?")[0]!) : "data", "webhook-secret.key"),
     logLevel: e.LOG_LEVEL,
     workers: e.LEDGER === "simulated" ? 1 : (e.WORKERS ?? Math.min(availableParallelism(), DEFAULT_MAX_WORKERS)),
     trustProxy: e.TRUST_PROXY,

@@ -1,8 +1,12 @@
-// The receiver helper verifyWebhook and the address rules of the SSRF guard: no database involved.
-import { createHmac } from "node:crypto";
+// The receiver helper verifyWebhook, the address rules of the SSRF guard and the secret keys'
+// configuration: no database involved.
+import { createHmac, randomBytes } from "node:crypto";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { generateSecret, maskSecret, signatureHeaders } from "../src/webhooks/signing.ts";
-import { isForbiddenAddress } from "../src/webhooks/ssrf-guard.ts";
+import { ConfigError, loadConfig } from "../src/config.ts";
+import { maskSecret } from "../src/webhooks/secret-box.ts";
+import { generateSecret, signatureHeaders } from "../src/webhooks/signing.ts";
+import { isPrivateAddress } from "../src/webhooks/ssrf-guard.ts";
 import { WebhookVerificationError, verifyWebhook } from "../src/webhooks/verify.ts";
 
 const secret = generateSecret();
@@ -83,20 +87,62 @@ describe("secrets", () => {
   });
 });
 
-describe("isForbiddenAddress", () => {
+describe("isPrivateAddress", () => {
   it("refuses loopback, private, link-local, metadata and reserved addresses, v4 and v6", () => {
     for (const address of [
       "127.0.0.1", "10.0.0.1", "172.16.5.4", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1",
-      "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fd00:ec2::254", "fc00::1", "::ffff:127.0.0.1",
-      "::ffff:10.0.0.1", "64:ff9b::a00:1", "not-an-address",
+      "0.0.0.0", "224.0.0.1", "255.255.255.255", "192.0.2.1", "::1", "::", "fe80::1", "fd00:ec2::254", "fc00::1",
+      "2001:db8::1", "not-an-address",
     ]) {
-      expect(isForbiddenAddress(address), address).toBe(true);
+      expect(isPrivateAddress(address), address).toBe(true);
     }
   });
 
-  it("allows public addresses", () => {
-    for (const address of ["93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"]) {
-      expect(isForbiddenAddress(address), address).toBe(false);
+  it("finding 7: judges the IPv4 address inside mapped, compatible, NAT64, 6to4 and Teredo forms", () => {
+    for (const address of [
+      "::127.0.0.1", // IPv4-compatible
+      "::ffff:127.0.0.1", "::ffff:10.0.0.1", // IPv4-mapped
+      "::ffff:0:7f00:1", // IPv4-translated
+      "64:ff9b::a9fe:a9fe", "64:ff9b::a00:1", // NAT64
+      "64:ff9b:1::a9fe:a9fe", "64:ff9b:1::808:808", // local-use NAT64: refused whole
+      "2002:a9fe:a9fe::", "2002:7f00:1::1", // 6to4
+      "2001:0:808:808::80ff:fffe", "2001:0:a00:1::f7f7:f7f7", // Teredo: private client, private server
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(true);
     }
+  });
+
+  it("allows public addresses, in every form that carries one", () => {
+    for (const address of [
+      "93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8", "::8.8.8.8", "64:ff9b::808:808",
+      "2002:808:808::1", "2001:0:808:808::f7f7:f7f7",
+    ]) {
+      expect(isPrivateAddress(address), address).toBe(false);
+    }
+  });
+});
+
+describe("WEBHOOK_SECRET_KEYS", () => {
+  it("takes 32-byte keys as base64, base64url or hex, and refuses anything else without echoing it", () => {
+    const key = randomBytes(32);
+    const keys = [key.toString("base64"), key.toString("base64url"), key.toString("hex")].join(", ");
+    expect(loadConfig({ WEBHOOK_SECRET_KEYS: keys }).webhookSecretKeys).toEqual([key, key, key]);
+    expect(loadConfig({}).webhookSecretKeys).toEqual([]);
+    for (const bad of ["not-a-key", randomBytes(16).toString("base64"), `${key.toString("hex")},short`]) {
+      let error: unknown;
+      try {
+        loadConfig({ WEBHOOK_SECRET_KEYS: bad });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(/WEBHOOK_SECRET_KEYS: each key must be 32 bytes, as base64 or 64 hex digits/);
+      expect((error as Error).message).not.toContain(bad.split(",")[0]!.slice(0, 12));
+    }
+  });
+
+  it("without keys: a key file next to the SQLite database, or in ./data with PostgreSQL", () => {
+    expect(loadConfig({ DATABASE_URL: "file:/var/lib/pay/pay.db" }).webhookSecretKeyFile).toBe("/var/lib/pay/webhook-secret.key");
+    expect(loadConfig({ DATABASE_URL: "postgresql://u@db/pay" }).webhookSecretKeyFile).toBe(resolve("data", "webhook-secret.key"));
   });
 });

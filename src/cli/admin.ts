@@ -1,5 +1,6 @@
 // Operator commands. Each prints one JSON object on its last line of stdout and exits 0; on error,
 // a message on stderr and exit 1. Uses the same DATABASE_URL as the server (and migrates it first).
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.ts";
 import { ENVIRONMENTS, type Deps, type Environment } from "../context.ts";
@@ -7,6 +8,7 @@ import { openDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { DomainError } from "../errors.ts";
 import { createApiKey, revokeApiKey } from "../modules/api-keys/api-keys.service.ts";
+import { resealWebhookSecrets } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 import {
   createOrganization,
   enableAsset,
@@ -23,7 +25,8 @@ const USAGE = `usage: npm run --silent admin -- <command>
   asset enable --org ID --environment sandbox|production --code CODE --issuer G...
   rate set --org ID --environment sandbox|production --currency USD --asset CODE --price P
   key create --org ID --environment sandbox|production
-  key revoke --key-prefix PREFIX`;
+  key revoke --key-prefix PREFIX
+  webhook-secrets reencrypt        (encrypts every webhook secret with the first of WEBHOOK_SECRET_KEYS)`;
 
 class UsageError extends Error {}
 
@@ -74,6 +77,22 @@ const commands: Record<string, (deps: Deps, o: Options) => Promise<object>> = {
   "key revoke": async (deps, o) => {
     await revokeApiKey(deps, { prefix: required(o, "key-prefix") });
     return { ok: true };
+  },
+  // After a key rotation: once this reports nothing unreadable, the old keys can be dropped.
+  "webhook-secrets reencrypt": async (deps) => {
+    // A key file made here (another directory than the service's) would seal secrets the service cannot open.
+    const { webhookSecretKeys, webhookSecretKeyFile } = deps.config;
+    if (webhookSecretKeys.length === 0 && !existsSync(webhookSecretKeyFile)) {
+      throw new UsageError(`no key: set WEBHOOK_SECRET_KEYS as the service has it (${webhookSecretKeyFile} does not exist)`);
+    }
+    const result = await resealWebhookSecrets(deps);
+    if (result.unreadable > 0) {
+      throw new Error(
+        `${result.unreadable} webhook secrets are encrypted with keys that are not configured (${result.missingKeyIds.join(", ")}): ` +
+          `add them to WEBHOOK_SECRET_KEYS and run this again (${result.resealed} re-encrypted)`,
+      );
+    }
+    return { reencrypted: result.resealed };
   },
 };
 

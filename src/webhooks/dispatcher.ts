@@ -14,11 +14,16 @@ import { directSql } from "../db/client.ts";
 import { type BatchStep, type DirectSql, type Row, type Statement } from "../db/direct-sql.ts";
 import { toEvent, toWebhookDelivery, toWebhookEndpoint } from "../db/rows.ts";
 import type { Logger } from "../shared/logger.ts";
-import { signingSecrets, subscribedEvents, takesEvent } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
+import {
+  resealWebhookSecrets,
+  signingSecrets,
+  subscribedEvents,
+  takesEvent,
+} from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 import { deliveryBody } from "./delivery-body.ts";
 import { type WebhookSender, sendWebhookRequest } from "./http-sender.ts";
+import { type SecretBox, secretBoxOf } from "./secret-box.ts";
 import { signatureHeaders } from "./signing.ts";
-import { privateTargetsAllowed } from "./ssrf-guard.ts";
 
 export interface DispatcherDeps extends Deps {
   logger: Logger;
@@ -95,6 +100,8 @@ export class WebhookDispatcher {
   /** long enough to send (timeout) and record; after it another worker may take the delivery over */
   private readonly leaseMs: number;
   private readonly sql: DirectSql;
+  /** opens the endpoints' stored secrets; made here so a missing key file is made (or found unreadable) at startup */
+  private readonly secrets: SecretBox;
   private readonly inFlight = new Set<Promise<void>>();
   /** deliveries this process is sending: a lease that ran out under them is not taken again here */
   private readonly inFlightIds = new Set<string>();
@@ -117,6 +124,7 @@ export class WebhookDispatcher {
     this.maxInFlight = options.maxInFlight ?? 256;
     this.leaseMs = deps.config.webhookTimeoutMs + 30_000;
     this.sql = directSql(deps.db);
+    this.secrets = secretBoxOf(deps.config);
   }
 
   /** One full cycle, waiting for every send it started: what tests call after moving the clock. */
@@ -148,6 +156,7 @@ export class WebhookDispatcher {
   }
 
   private async runLoop(): Promise<void> {
+    await this.resealSecrets();
     while (this.running) {
       let full = false;
       try {
@@ -158,6 +167,31 @@ export class WebhookDispatcher {
       }
       // A cycle that took less than it could has left nothing behind: wait for a wake or the poll.
       if (this.running && !full) await this.idle();
+    }
+  }
+
+  /**
+   * Secrets stored in plain text by an older version, or encrypted with a key that is no longer the
+   * first, are encrypted with the current key: after a key rotation every process does it on start.
+   */
+  private async resealSecrets(): Promise<void> {
+    const { config, logger } = this.deps;
+    if (config.dialect === "postgresql" && config.webhookSecretKeys.length === 0) {
+      logger.warn("WEBHOOK_SECRET_KEYS is not set: webhook secrets are encrypted with a key file that every host must share", {
+        keyFile: config.webhookSecretKeyFile,
+      });
+    }
+    try {
+      const result = await resealWebhookSecrets(this.deps);
+      if (result.resealed > 0) logger.info("webhook secrets encrypted with the current key", { count: result.resealed });
+      if (result.unreadable > 0) {
+        logger.error("webhook secrets are encrypted with keys that are not configured: their deliveries fail until those keys are", {
+          count: result.unreadable,
+          keyIds: result.missingKeyIds,
+        });
+      }
+    } catch (error) {
+      logger.error("webhook secrets could not be re-encrypted", { error });
     }
   }
 
@@ -315,27 +349,28 @@ export class WebhookDispatcher {
     }
     const startedAt = clock.now();
     const timestamp = Math.floor(startedAt.getTime() / 1000);
-    const headers = signatureHeaders({
-      deliveryId: delivery.id,
-      eventType: delivery.eventType,
-      body: delivery.requestPayload,
-      secrets: signingSecrets(endpoint, startedAt),
-      timestamp,
-    });
     const began = performance.now();
     let status: number | null = null;
     let responseBody: string | null = null;
     let error: string | null = null;
     try {
+      const headers = signatureHeaders({
+        deliveryId: delivery.id,
+        eventType: delivery.eventType,
+        body: delivery.requestPayload,
+        secrets: signingSecrets(this.secrets, endpoint, startedAt),
+        timestamp,
+      });
       const response = await this.send({
         url: endpoint.url,
         headers,
         body: delivery.requestPayload,
         timeoutMs: config.webhookTimeoutMs,
-        allowPrivate: privateTargetsAllowed(delivery.environment, config.webhookAllowPrivate),
+        allowPrivate: config.webhookAllowPrivate,
       });
       status = response.status;
-      responseBody = response.body;
+      // A NUL byte becomes U+FFFD, as undecodable bytes already do: PostgreSQL text cannot hold it.
+      responseBody = response.body?.replaceAll("\0", "\uFFFD") ?? null;
       if (status < 200 || status > 299) error = `Endpoint answered HTTP ${status}`;
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);

@@ -1,11 +1,13 @@
 // Sends one webhook request over node:http(s). Redirects are never followed (a 3xx is a failure),
 // the whole exchange has one deadline, and only the first 4 KiB of the answer are kept.
-// Guarded requests use sockets whose DNS lookup refuses forbidden addresses (ssrf-guard.ts); IP
+// Guarded requests use sockets whose DNS lookup refuses private addresses (ssrf-guard.ts); IP
 // literals, which skip DNS, are checked here before connecting.
+// The answer of a private address (reachable only when the operator allows private targets) is
+// never kept: judged here, on the address the socket is connected to, and nowhere else.
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { ForbiddenTargetError, bareHost, guardedLookup, isForbiddenAddress } from "./ssrf-guard.ts";
+import { ForbiddenTargetError, bareHost, guardedLookup, isPrivateAddress } from "./ssrf-guard.ts";
 
 export const RESPONSE_BODY_LIMIT = 4096;
 
@@ -14,21 +16,21 @@ export interface WebhookRequest {
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
-  /** false: the target must be a public address (production without WEBHOOK_ALLOW_PRIVATE) */
+  /** false: the target must be a public address (WEBHOOK_ALLOW_PRIVATE unset) */
   allowPrivate: boolean;
 }
 
 export interface WebhookResponse {
   status: number;
-  /** at most the first 4 KiB, as text */
-  body: string;
+  /** at most the first 4 KiB, as text; null when the answer came from a private address */
+  body: string | null;
 }
 
 /** Sends a request and resolves with the answer, whatever its status; rejects when no answer came. */
 export type WebhookSender = (request: WebhookRequest) => Promise<WebhookResponse>;
 
 const agentOptions = { keepAlive: true, maxSockets: 256 };
-// Separate pools, so a socket opened for a sandbox endpoint is never reused by a guarded request.
+// Separate pools, so a socket opened to a private address is never reused by a guarded request.
 const agents = {
   open: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
   guarded: {
@@ -41,7 +43,7 @@ export const sendWebhookRequest: WebhookSender = (request) =>
   new Promise((resolve, reject) => {
     const url = new URL(request.url);
     const host = bareHost(url.hostname);
-    if (!request.allowPrivate && isIP(host) && isForbiddenAddress(host)) {
+    if (!request.allowPrivate && isIP(host) && isPrivateAddress(host)) {
       return reject(new ForbiddenTargetError(host, host));
     }
     const secure = url.protocol === "https:";
@@ -57,18 +59,18 @@ export const sendWebhookRequest: WebhookSender = (request) =>
       reject(error);
     });
     req.on("response", (res) => {
+      const keepBody = !isPrivateAddress(res.socket.remoteAddress ?? "");
       const chunks: Buffer[] = [];
       let kept = 0;
       res.on("data", (chunk: Buffer) => {
-        if (kept < RESPONSE_BODY_LIMIT) {
+        if (keepBody && kept < RESPONSE_BODY_LIMIT) {
           chunks.push(chunk.subarray(0, RESPONSE_BODY_LIMIT - kept));
           kept += Math.min(chunk.length, RESPONSE_BODY_LIMIT - kept);
         }
       });
       res.on("end", () => {
         clearTimeout(timer);
-        // A NUL byte becomes U+FFFD, as undecodable bytes already do: PostgreSQL text cannot hold it.
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8").replaceAll("\0", "\uFFFD") });
+        resolve({ status: res.statusCode ?? 0, body: keepBody ? Buffer.concat(chunks).toString("utf8") : null });
       });
       res.on("error", (error) => {
         clearTimeout(timer);

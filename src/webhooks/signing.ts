@@ -10,10 +10,6 @@ export const SECRET_PREFIX = "whsec_";
 /** A new signing secret: whsec_ + base64 of 32 random bytes. */
 export const generateSecret = () => `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
 
-/** What reads show after creation: enough to recognise the secret, too little to use it. */
-export const maskSecret = (secret: string) =>
-  `${SECRET_PREFIX}${secret.slice(SECRET_PREFIX.length, SECRET_PREFIX.length + 4)}…${secret.slice(-4)}`;
-
 /** The spec's v1 digest: lowercase hex HMAC-SHA256 of "<timestamp>.<body>", keyed with the secret's UTF-8 bytes. */
 export const serviceDigest = (secret: string, timestamp: number, body: string) =>
   createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");

@@ -4,7 +4,7 @@ import { idempotentCreate } from "../../graphql/idempotent-create.ts";
 import { defined, NEWEST_FIRST } from "../../graphql/shared-types.ts";
 import { inScope } from "../../context.ts";
 import { parseInput } from "../../shared/validation.ts";
-import { maskSecret } from "../../webhooks/signing.ts";
+import { maskSecret } from "../../webhooks/secret-box.ts";
 import { createWebhookEndpointSchema, updateWebhookEndpointSchema } from "./webhook-endpoints.inputs.ts";
 import {
   type EndpointWithSecret,

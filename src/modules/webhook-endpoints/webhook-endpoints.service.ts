@@ -1,10 +1,11 @@
 // Webhook endpoints: where an organization's events go, and the secret that signs them. The secret
-// leaves the service in full only from create and rotate.
+// leaves the service in full only from create and rotate; it is stored encrypted (secret-box.ts).
 import type { WebhookEndpoint } from "../../generated/sqlite/client.ts";
-import { type ServiceContext, inScope } from "../../context.ts";
+import { type Deps, type ServiceContext, inScope } from "../../context.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type ListQuery, listPage } from "../../shared/pagination.ts";
-import { findForbiddenAddress, privateTargetsAllowed } from "../../webhooks/ssrf-guard.ts";
+import { findPrivateAddress } from "../../webhooks/ssrf-guard.ts";
+import { type SecretBox, SecretKeyMissingError, secretBoxOf } from "../../webhooks/secret-box.ts";
 import { generateSecret } from "../../webhooks/signing.ts";
 import type { CreateWebhookEndpointInput, UpdateWebhookEndpointInput } from "./webhook-endpoints.inputs.ts";
 
@@ -18,9 +19,10 @@ export interface EndpointWithSecret {
 }
 
 /** The secrets that sign a delivery made at `now`: the current one, and the previous during its grace period. */
-export function signingSecrets(endpoint: WebhookEndpoint, now: Date): string[] {
+export function signingSecrets(box: SecretBox, endpoint: WebhookEndpoint, now: Date): string[] {
   const previousActive = endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now;
-  return previousActive ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
+  const stored = previousActive ? [endpoint.secret, endpoint.previousSecret!] : [endpoint.secret];
+  return stored.map((secret) => box.open(secret));
 }
 
 export const subscribedEvents = (endpoint: Pick<WebhookEndpoint, "enabledEvents">) =>
@@ -29,12 +31,12 @@ export const subscribedEvents = (endpoint: Pick<WebhookEndpoint, "enabledEvents"
 /** Whether an endpoint subscribed to `kinds` (its subscribedEvents) takes events of `type`. */
 export const takesEvent = (kinds: string[], type: string) => kinds.includes("*") || kinds.includes(type);
 
-/** https in production, and never a private address there unless the operator allows it. */
+/** https in production; never a private address, in either environment, unless the operator allows it. */
 async function checkTarget(ctx: ServiceContext, url: string): Promise<void> {
   const parsed = new URL(url);
   if (ctx.scope.environment === "production" && parsed.protocol !== "https:") throw badRequest("url must use https");
-  if (privateTargetsAllowed(ctx.scope.environment, ctx.config.webhookAllowPrivate)) return;
-  const forbidden = await findForbiddenAddress(parsed.hostname);
+  if (ctx.config.webhookAllowPrivate) return;
+  const forbidden = await findPrivateAddress(parsed.hostname);
   if (forbidden) throw badRequest(`url must not point to a private, loopback or link-local address (${forbidden})`);
 }
 
@@ -49,7 +51,7 @@ export async function createWebhookEndpoint(ctx: ServiceContext, input: CreateWe
       url: input.url,
       description: input.description ?? null,
       enabledEvents: JSON.stringify(input.enabled_events),
-      secret,
+      secret: secretBoxOf(ctx.config).seal(secret),
       createdAt: now,
       updatedAt: now,
     },
@@ -100,11 +102,58 @@ export async function rotateWebhookEndpointSecret(ctx: ServiceContext, id: strin
   const endpoint = await ctx.db.webhookEndpoint.update({
     where: { id },
     data: {
-      secret,
+      secret: secretBoxOf(ctx.config).seal(secret),
       previousSecret: current.secret,
       previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS),
       updatedAt: now,
     },
   });
   return { endpoint, secret };
+}
+
+export interface ResealResult {
+  /** secrets (current or previous) now encrypted with the current key that were not before */
+  resealed: number;
+  /** secrets left as they are: encrypted with a key that is not configured */
+  unreadable: number;
+  /** the ids of the keys those are encrypted with */
+  missingKeyIds: string[];
+}
+
+/**
+ * Encrypts with the current key every stored secret that is plain text (written before secrets were
+ * encrypted) or encrypted with an older key, so old keys can be dropped. Each row is rewritten only
+ * if it is still as read, so a rotation meanwhile is never undone; safe in N processes at once.
+ */
+export async function resealWebhookSecrets(deps: Deps): Promise<ResealResult> {
+  const box = secretBoxOf(deps.config);
+  const result: ResealResult = { resealed: 0, unreadable: 0, missingKeyIds: [] };
+  const current = { startsWith: box.currentPrefix };
+  const endpoints = await deps.db.webhookEndpoint.findMany({
+    where: { OR: [{ NOT: { secret: current } }, { previousSecret: { not: null }, NOT: { previousSecret: current } }] },
+    select: { id: true, secret: true, previousSecret: true },
+  });
+  for (const endpoint of endpoints) {
+    const sealed = { secret: endpoint.secret, previousSecret: endpoint.previousSecret };
+    let changed = 0;
+    for (const field of ["secret", "previousSecret"] as const) {
+      const stored = endpoint[field];
+      if (stored === null || !box.isStale(stored)) continue;
+      try {
+        sealed[field] = box.seal(box.open(stored));
+        changed++;
+      } catch (error) {
+        if (!(error instanceof SecretKeyMissingError)) throw error;
+        result.unreadable++;
+        if (!result.missingKeyIds.includes(error.keyId)) result.missingKeyIds.push(error.keyId);
+      }
+    }
+    if (changed === 0) continue;
+    const { count } = await deps.db.webhookEndpoint.updateMany({
+      where: { id: endpoint.id, secret: endpoint.secret, previousSecret: endpoint.previousSecret },
+      data: sealed,
+    });
+    if (count === 1) result.resealed += changed;
+  }
+  return result;
 }

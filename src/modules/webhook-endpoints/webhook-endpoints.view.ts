@@ -1,5 +1,5 @@
 import type { WebhookEndpoint } from "../../generated/sqlite/client.ts";
-import { maskSecret } from "../../webhooks/signing.ts";
+import { maskSecret } from "../../webhooks/secret-box.ts";
 import { subscribedEvents } from "./webhook-endpoints.service.ts";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
