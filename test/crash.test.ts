@@ -164,7 +164,7 @@ for (const workers of [1, 2]) {
     const horizon = await startHorizon();
     const database = await freshDatabaseUrl();
     cleanups.push(() => database.drop());
-    const env = serviceEnv(database.url, { WORKERS: String(workers), LOG_LEVEL: "silent", HORIZON_TESTNET_URL: horizon.url });
+    const env = serviceEnv(database.url, { WORKERS: String(workers), LOG_LEVEL: "silent", HORIZON_TESTNET_URL: horizon.url, WEBHOOK_ALLOW_PRIVATE: "true" });
     const { org, wallet, database: setup } = await prepareMerchant(env);
     cleanups.push(() => setup.close());
     await horizon.network.fund(wallet);

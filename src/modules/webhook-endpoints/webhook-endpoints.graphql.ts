@@ -12,7 +12,7 @@ import {
   deleteWebhookEndpoint,
   getWebhookEndpoint,
   rotateWebhookEndpointSecret,
-  signingSecrets,
+  getWebhookEndpointWithSecret,
   subscribedEvents,
   updateWebhookEndpoint,
 } from "./webhook-endpoints.service.ts";
@@ -96,10 +96,7 @@ builder.mutationFields((t) => ({
         service,
         { key: idempotencyKey, mutation: "createWebhookEndpoint", input: body },
         async () => withId(await createWebhookEndpoint(service, parseInput(createWebhookEndpointSchema, body, "input"))),
-        async (id) => {
-          const endpoint = await getWebhookEndpoint(service, id);
-          return withId({ endpoint, secret: signingSecrets(endpoint, service.clock.now())[0]! });
-        },
+        async (id) => withId(await getWebhookEndpointWithSecret(service, id)),
       );
     },
   }),

@@ -25,6 +25,12 @@ export function signingSecrets(box: SecretBox, endpoint: WebhookEndpoint, now: D
   return stored.map((secret) => box.open(secret));
 }
 
+/** An endpoint with its current secret in full: what an idempotent create's replay answers. */
+export async function getWebhookEndpointWithSecret(ctx: ServiceContext, id: string): Promise<EndpointWithSecret> {
+  const endpoint = await getWebhookEndpoint(ctx, id);
+  return { endpoint, secret: secretBoxOf(ctx.config).open(endpoint.secret) };
+}
+
 export const subscribedEvents = (endpoint: Pick<WebhookEndpoint, "enabledEvents">) =>
   JSON.parse(endpoint.enabledEvents) as string[];
 
