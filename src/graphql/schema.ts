@@ -1,8 +1,7 @@
 // Imports every resource's GraphQL definitions, then builds the schema. Nothing else.
 import { lexicographicSortSchema, printSchema } from "graphql";
-import { refuseUnstorableArguments } from "./argument-guard.ts";
 import { builder } from "./builder.ts";
-import { checkConnectionCursors } from "./cursors.ts";
+import { guardFieldArguments } from "./field-guards.ts";
 import "../modules/payments/payments.graphql.ts";
 import "../modules/payments/payment-instructions.graphql.ts";
 import "../modules/ledger-payments/ledger-payments.graphql.ts";
@@ -16,7 +15,7 @@ import "../modules/webhook-endpoints/webhook-endpoints.graphql.ts";
 import "../modules/webhook-deliveries/webhook-deliveries.graphql.ts";
 import "../modules/checkout/checkout.graphql.ts";
 
-export const schema = refuseUnstorableArguments(checkConnectionCursors(builder.toSchema()));
+export const schema = guardFieldArguments(builder.toSchema());
 
 /** What schema.graphql holds; a test fails when the committed file drifts from it. */
 export const printedSchema = () => `${printSchema(lexicographicSortSchema(schema))}\n`;
