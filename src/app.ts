@@ -22,7 +22,8 @@ import { createRestApi, isApiPath } from "./rest/api.ts";
 import { errorResponse } from "./rest/errors.ts";
 import { apiRequestFromFetch, apiRequestFromNode, jsonResponse, sendNode, toFetchResponse } from "./rest/transport.ts";
 import type { Logger } from "./shared/logger.ts";
-import { addressOfNodeRequest, rememberClientAddress } from "./gate/client-address.ts";
+import { addressOfNodeRequest, clientAddressOf, rememberClientAddress } from "./gate/client-address.ts";
+import { createRateLimits } from "./gate/rate-limit.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 export type AppDeps = Deps & { logger: Logger };
@@ -41,6 +42,7 @@ export interface App {
 }
 
 export function buildApp(deps: AppDeps): App {
+  const rateLimits = createRateLimits(deps.config);
   const rest = createRestApi(deps, [
     ...paymentRoutes,
     ...customerRoutes,
@@ -49,11 +51,11 @@ export function buildApp(deps: AppDeps): App {
     ...invoiceRoutes,
     ...webhookEndpointRoutes,
     ...webhookDeliveryRoutes,
-  ]);
+  ], rateLimits);
   const webhooks = new WebhookDispatcher(deps);
   const ledger = createLedger(deps, () => webhooks.wake());
-  const graphql = createGraphQLServer({ ...deps, ledger });
-  const graphqlStream = createSseServer({ ...deps, ledger });
+  const graphql = createGraphQLServer({ ...deps, ledger }, rateLimits);
+  const graphqlStream = createSseServer({ ...deps, ledger }, rateLimits);
   const checkoutPages = createCheckoutPages(deps);
 
   async function fetch(request: Request): Promise<Response> {
@@ -66,7 +68,7 @@ export function buildApp(deps: AppDeps): App {
     const simulated = ledger.handleSimulated(request, path);
     if (simulated) return simulated;
     const linkId = paymentLinkIdOf(path);
-    if (linkId) return toFetchResponse(await handlePaymentLinkVisit(deps, request.method, linkId));
+    if (linkId) return toFetchResponse(await handlePaymentLinkVisit(deps, rateLimits, { method: request.method, linkId, clientAddress: clientAddressOf(request) }));
     const checkoutPage = await checkoutPages(request, url);
     if (checkoutPage) return checkoutPage;
     return jsonResponse(404, { error: "Not found" });
@@ -97,7 +99,9 @@ export function buildApp(deps: AppDeps): App {
         void otherDoors(req, res);
         return;
       }
-      const answer = linkId ? handlePaymentLinkVisit(deps, req.method ?? "GET", linkId) : rest(apiRequestFromNode(req, deps.config.trustProxy));
+      const answer = linkId
+        ? handlePaymentLinkVisit(deps, rateLimits, { method: req.method ?? "GET", linkId, clientAddress: addressOfNodeRequest(req, deps.config.trustProxy) })
+        : rest(apiRequestFromNode(req, deps.config.trustProxy));
       void answer
         .catch((error: unknown) => errorResponse(error, deps.logger))
         .then((response) => {
@@ -115,6 +119,7 @@ export function buildApp(deps: AppDeps): App {
       await ledger.stop();
       await webhooks.stop();
       await stopLiveUpdates(deps);
+      await rateLimits.close();
     },
   };
 }

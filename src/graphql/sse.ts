@@ -7,6 +7,9 @@ import cluster from "node:cluster";
 import { type DocumentNode, GraphQLError, parse, validate } from "graphql";
 import { createHandler } from "graphql-sse/lib/use/fetch";
 import { DomainError } from "../errors.ts";
+import { clientAddressOf } from "../gate/client-address.ts";
+import type { RateLimits } from "../gate/rate-limit.ts";
+import { chargeOperation } from "../gate/rate-limit.graphql.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import { jsonResponse } from "../rest/transport.ts";
 import type { GraphQLContext } from "./context.ts";
@@ -18,7 +21,7 @@ export const SSE_PATH = "/graphql/stream";
 const SINGLE_CONNECTION_REFUSED =
   "The single connection mode (PUT) needs WORKERS=1; use the distinct connections mode (a GET or POST per operation)";
 
-export function createSseServer(deps: GraphQLContext["deps"]) {
+export function createSseServer(deps: GraphQLContext["deps"], rateLimits: RateLimits) {
   function mask(error: GraphQLError): GraphQLError {
     const original = error.originalError;
     if (!original) return error;
@@ -64,7 +67,11 @@ export function createSseServer(deps: GraphQLContext["deps"]) {
     onSubscribe: async (request, params) => {
       const document = typeof params.query === "string" ? validDocument(params.query) : null;
       if (!document) return;
-      return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue: await contextFor(request) };
+      const contextValue = await contextFor(request);
+      const address = clientAddressOf(request.raw);
+      const refused = await chargeOperation(rateLimits, { document, operationName: params.operationName, scope: contextValue.scope, address });
+      if (refused) return { errors: [refused] };
+      return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
     },
     onNext: (_ctx, _request, result) => (result.errors ? { ...result, errors: result.errors.map(mask) } : result),
   });
