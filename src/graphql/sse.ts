@@ -70,7 +70,8 @@ export function createSseServer(deps: GraphQLContext["deps"], rateLimits: RateLi
       const contextValue = await contextFor(request);
       const address = clientAddressOf(request.raw);
       const refused = await chargeOperation(rateLimits, { document, operationName: params.operationName, scope: contextValue.scope, address });
-      if (refused) return { errors: [refused] };
+      // graphql-sse sends a result (it needs `data` to tell one) as the operation's only event.
+      if (refused) return { data: null, errors: [refused] };
       return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
     },
     onNext: (_ctx, _request, result) => (result.errors ? { ...result, errors: result.errors.map(mask) } : result),
