@@ -48,8 +48,11 @@ function deepQuery(): string {
 
 interface Target {
   service: ServiceUnderTest;
+  /** the sandbox payment the attackers aim at */
   paymentId: string;
   linkId: string;
+  /** the live payment the victim reads */
+  victimPaymentId: string;
 }
 
 /** One attack: a request, and how its answer is classified in the report. */
@@ -90,7 +93,8 @@ async function prepareTarget(service: ServiceUnderTest): Promise<Target> {
   for (let i = 0; i < 20; i++) await post(service, "/api/v1/payments", service.sandboxKey, { amount: "1", customer_id: customer.id });
   const payment = await post(service, "/api/v1/payments", service.sandboxKey, { amount: "7" });
   const link = await post(service, "/api/v1/payment-links", service.sandboxKey, { amount: "5" });
-  return { service, paymentId: payment.id, linkId: link.id };
+  const victimPayment = await post(service, "/api/v1/payments", service.liveKey, { amount: "3" });
+  return { service, paymentId: payment.id, linkId: link.id, victimPaymentId: victimPayment.id };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -138,11 +142,11 @@ async function main() {
   });
   try {
     const target = await prepareTarget(service);
-    const alone = await victim(service, target.paymentId, Date.now() + seconds * 1000);
+    const alone = await victim(service, target.victimPaymentId, Date.now() + seconds * 1000);
 
     const tally = new Map<string, number>();
     const until = Date.now() + seconds * 1000;
-    const attacked = victim(service, target.paymentId, until);
+    const attacked = victim(service, target.victimPaymentId, until);
     await Promise.all(Array.from({ length: ATTACKERS }, (_, i) => attacker(kinds[i % kinds.length]!, i, target, until, tally)));
     const underAttack = await attacked;
 

@@ -1,8 +1,8 @@
-// A GraphQL operation spends rate-limit points by what it asks for, decided after validation and
-// before anything executes: each distinct root field (alias) costs its points, so 300 aliases of
-// createPayment cost 300. With an API key the key's budget pays (the same one /api/v1 spends);
-// without one, the caller's address's public budget. Used by /graphql (the yoga plugin below) and
-// /graphql/stream (src/graphql/sse.ts).
+// A GraphQL request spends rate-limit points by what it asks for: 1 at the door, before its body is
+// read, and the rest after validation, before anything executes: each distinct root field (alias)
+// costs its points, so 300 aliases of createPayment cost 300. With an API key the key's budget pays
+// (the same one /api/v1 spends); without one, the caller's address's public budget. Used by
+// /graphql (the yoga plugin below) and /graphql/stream (src/graphql/sse.ts).
 import {
   type DocumentNode,
   type FragmentDefinitionNode,
@@ -12,7 +12,8 @@ import {
   getOperationAST,
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
-import type { Scope } from "../context.ts";
+import type { Deps, Scope } from "../context.ts";
+import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import { clientAddressOf } from "./client-address.ts";
 import { type RateLimits, OPERATION_POINTS } from "./rate-limit.ts";
 
@@ -53,20 +54,41 @@ export function rateLimitedError(retryAfterSeconds: number): GraphQLError {
   return new GraphQLError("Too many requests", { extensions: { code: "RATE_LIMITED", retryAfter: retryAfterSeconds } });
 }
 
-/** Spends the operation's points; the error to answer with when the budget is spent, else null. */
-export async function chargeOperation(
-  rateLimits: RateLimits,
-  operation: { document: DocumentNode; operationName?: string | null; scope: Scope | null; address: string },
-): Promise<GraphQLError | null> {
-  const points = operationPoints(operation.document, operation.operationName);
-  const decision = operation.scope
-    ? await rateLimits.chargeKey(operation.scope, points)
-    : await rateLimits.chargeAddress(operation.address, points);
-  return decision.allowed ? null : rateLimitedError(decision.retryAfterSeconds);
+export interface GraphQLRateGate {
+  /**
+   * At the door, before the body is read: 1 point of the caller's budget. A caller already over
+   * budget is answered here (the Response), so a flood costs no parsing or validation.
+   */
+  admit(request: Request): Promise<Response | null>;
+  /** Before execution: the rest of the operation's points; the error to answer with when refused. */
+  chargeOperation(operation: { document: DocumentNode; operationName?: string | null; scope: Scope | null; request: Request }): Promise<GraphQLError | null>;
 }
 
-/** The yoga plugin: queries and mutations (onExecute) and subscriptions (onSubscribe). */
-export function useRateLimits(rateLimits: RateLimits): Plugin<{ scope: Scope | null }> {
+export function createGraphQLRateGate(deps: Deps, rateLimits: RateLimits): GraphQLRateGate {
+  const charge = (scope: Scope | null, request: Request, points: number) =>
+    scope ? rateLimits.chargeKey(scope, points) : rateLimits.chargeAddress(clientAddressOf(request), points);
+  return {
+    async admit(request) {
+      const scope = await authenticateApiKey(deps, bearerToken(request.headers.get("authorization")));
+      const decision = await charge(scope, request, 1);
+      if (decision.allowed) return null;
+      return new Response(JSON.stringify({ errors: [rateLimitedError(decision.retryAfterSeconds).toJSON()] }), {
+        status: 200,
+        headers: { "content-type": "application/json; charset=utf-8", ...decision.headers },
+      });
+    },
+    async chargeOperation({ document, operationName, scope, request }) {
+      const points = operationPoints(document, operationName) - 1;
+      if (points <= 0) return null;
+      const decision = await charge(scope, request, points);
+      return decision.allowed ? null : rateLimitedError(decision.retryAfterSeconds);
+    },
+  };
+}
+
+/** The yoga plugin: the door (onRequest), then queries and mutations (onExecute) and subscriptions (onSubscribe). */
+export function useRateLimits(deps: Deps, rateLimits: RateLimits): Plugin<{ scope: Scope | null }> {
+  const gate = createGraphQLRateGate(deps, rateLimits);
   const charge = async ({
     args,
     setResultAndStopExecution,
@@ -75,13 +97,15 @@ export function useRateLimits(rateLimits: RateLimits): Plugin<{ scope: Scope | n
     setResultAndStopExecution(result: { errors: GraphQLError[] }): void;
   }) => {
     const { scope, request } = args.contextValue;
-    const refused = await chargeOperation(rateLimits, {
-      document: args.document,
-      operationName: args.operationName,
-      scope,
-      address: clientAddressOf(request),
-    });
+    const refused = await gate.chargeOperation({ document: args.document, operationName: args.operationName, scope, request });
     if (refused) setResultAndStopExecution({ errors: [refused] });
   };
-  return { onExecute: charge, onSubscribe: charge };
+  return {
+    async onRequest({ request, endResponse }) {
+      const refused = await gate.admit(request);
+      if (refused) endResponse(refused);
+    },
+    onExecute: charge,
+    onSubscribe: charge,
+  };
 }

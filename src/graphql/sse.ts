@@ -7,9 +7,8 @@ import cluster from "node:cluster";
 import { type DocumentNode, GraphQLError, parse, validate } from "graphql";
 import { createHandler } from "graphql-sse/lib/use/fetch";
 import { DomainError } from "../errors.ts";
-import { clientAddressOf } from "../gate/client-address.ts";
 import type { RateLimits } from "../gate/rate-limit.ts";
-import { chargeOperation } from "../gate/rate-limit.graphql.ts";
+import { createGraphQLRateGate } from "../gate/rate-limit.graphql.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import { jsonResponse } from "../rest/transport.ts";
 import type { GraphQLContext } from "./context.ts";
@@ -22,6 +21,7 @@ const SINGLE_CONNECTION_REFUSED =
   "The single connection mode (PUT) needs WORKERS=1; use the distinct connections mode (a GET or POST per operation)";
 
 export function createSseServer(deps: GraphQLContext["deps"], rateLimits: RateLimits) {
+  const rateGate = createGraphQLRateGate(deps, rateLimits);
   function mask(error: GraphQLError): GraphQLError {
     const original = error.originalError;
     if (!original) return error;
@@ -68,8 +68,7 @@ export function createSseServer(deps: GraphQLContext["deps"], rateLimits: RateLi
       const document = typeof params.query === "string" ? validDocument(params.query) : null;
       if (!document) return;
       const contextValue = await contextFor(request);
-      const address = clientAddressOf(request.raw);
-      const refused = await chargeOperation(rateLimits, { document, operationName: params.operationName, scope: contextValue.scope, address });
+      const refused = await rateGate.chargeOperation({ document, operationName: params.operationName, scope: contextValue.scope, request: request.raw });
       // graphql-sse sends a result (it needs `data` to tell one) as the operation's only event.
       if (refused) return { data: null, errors: [refused] };
       return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
@@ -83,6 +82,8 @@ export function createSseServer(deps: GraphQLContext["deps"], rateLimits: RateLi
     if (request.method === "PUT" && cluster.isWorker) {
       return jsonResponse(405, { error: SINGLE_CONNECTION_REFUSED });
     }
+    const overBudget = await rateGate.admit(request);
+    if (overBudget) return overBudget;
     try {
       return await handler(request);
     } catch (error) {

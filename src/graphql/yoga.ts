@@ -12,7 +12,7 @@ import { schema } from "./schema.ts";
 export function createGraphQLServer(deps: GraphQLContext["deps"], rateLimits: RateLimits) {
   return createYoga<Record<string, never>, GraphQLContext>({
     schema,
-    plugins: [useRateLimits(rateLimits)],
+    plugins: [useRateLimits(deps, rateLimits)],
     graphqlEndpoint: "/graphql",
     landingPage: false,
     logging: false,
