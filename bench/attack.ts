@@ -7,7 +7,9 @@
 // kind of attack was answered.
 // ATTACK_SECONDS (default 10) sets how long each phase lasts; ATTACK_ONLY=visit,wallet (names from
 // `attacks` below) sends only those kinds; BENCH_DATABASE_URL=postgresql://... runs on PostgreSQL.
+import { spawn } from "node:child_process";
 import { type Agent, Agent as HttpAgent, request as httpRequest } from "node:http";
+import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config.ts";
 import { type ServiceUnderTest, startService } from "./lib/service.ts";
 
@@ -36,6 +38,8 @@ function send(agent: Agent, url: string, options: { method?: string; headers?: R
 }
 
 const aliases = (field: string) => Array.from({ length: ALIASES }, (_, i) => `a${i}: ${field}`).join(" ");
+const ALIAS_QUERY = `{ ${aliases("payments(first: 100) { edges { node { id } } }")} }`;
+const CHECKOUT_ALIAS_QUERY = `query ($id: ID!) { ${aliases("checkout(id: $id) { id amount }")} }`;
 
 /** payments → customer → payments → ..., DEPTH levels: the loop of the type graph. */
 function deepQuery(): string {
@@ -45,9 +49,13 @@ function deepQuery(): string {
   }
   return `{ payments(first: 100) { edges { node { customer { ${selection} } } } } }`;
 }
+const DEEP_QUERY = deepQuery();
 
+/** What the attackers and the victim need to know: plain JSON, handed to the attackers' process. */
 interface Target {
-  service: ServiceUnderTest;
+  url: string;
+  sandboxKey: string;
+  liveKey: string;
   /** the sandbox payment the attackers aim at */
   paymentId: string;
   linkId: string;
@@ -59,7 +67,7 @@ interface Target {
 type Attack = (agent: Agent, target: Target) => Promise<string>;
 
 const graphql = async (agent: Agent, target: Target, query: string, key?: string, variables?: Record<string, unknown>) => {
-  const answer = await send(agent, `${target.service.url}/graphql`, {
+  const answer = await send(agent, `${target.url}/graphql`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(key && { authorization: `Bearer ${key}` }) },
     body: JSON.stringify({ query, variables }),
@@ -69,10 +77,10 @@ const graphql = async (agent: Agent, target: Target, query: string, key?: string
 };
 
 const attacks: Record<string, Attack> = {
-  deep: (agent, target) => graphql(agent, target, deepQuery(), target.service.sandboxKey),
-  aliases: (agent, target) => graphql(agent, target, `{ ${aliases("payments(first: 100) { edges { node { id } } }")} }`, target.service.sandboxKey),
-  checkoutAliases: (agent, target) => graphql(agent, target, `query ($id: ID!) { ${aliases("checkout(id: $id) { id amount }")} }`, undefined, { id: target.paymentId }),
-  visit: async (agent, target) => String((await send(agent, `${target.service.url}/c/${target.linkId}`)).status),
+  deep: (agent, target) => graphql(agent, target, DEEP_QUERY, target.sandboxKey),
+  aliases: (agent, target) => graphql(agent, target, ALIAS_QUERY, target.sandboxKey),
+  checkoutAliases: (agent, target) => graphql(agent, target, CHECKOUT_ALIAS_QUERY, undefined, { id: target.paymentId }),
+  visit: async (agent, target) => String((await send(agent, `${target.url}/c/${target.linkId}`)).status),
   wallet: (agent, target) =>
     graphql(agent, target, "mutation ($id: ID!) { payWithTestWallet(paymentId: $id) { successful } }", undefined, { id: target.paymentId }),
 };
@@ -94,19 +102,26 @@ async function prepareTarget(service: ServiceUnderTest): Promise<Target> {
   const payment = await post(service, "/api/v1/payments", service.sandboxKey, { amount: "7" });
   const link = await post(service, "/api/v1/payment-links", service.sandboxKey, { amount: "5" });
   const victimPayment = await post(service, "/api/v1/payments", service.liveKey, { amount: "3" });
-  return { service, paymentId: payment.id, linkId: link.id, victimPaymentId: victimPayment.id };
+  return {
+    url: service.url,
+    sandboxKey: service.sandboxKey,
+    liveKey: service.liveKey,
+    paymentId: payment.id,
+    linkId: link.id,
+    victimPaymentId: victimPayment.id,
+  };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /** The victim reads one payment every VICTIM_INTERVAL_MS until `until`; its latencies and statuses. */
-async function victim(service: ServiceUnderTest, paymentId: string, until: number) {
+async function victim(target: Target, until: number) {
   const agent = new HttpAgent({ keepAlive: true });
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   while (Date.now() < until) {
     const started = performance.now();
-    const answer = await send(agent, `${service.url}/api/v1/payments/${paymentId}`, { headers: { authorization: `Bearer ${service.liveKey}` } }).catch(
+    const answer = await send(agent, `${target.url}/api/v1/payments/${target.victimPaymentId}`, { headers: { authorization: `Bearer ${target.liveKey}` } }).catch(
       () => ({ status: 0, body: "" }),
     );
     const took = performance.now() - started;
@@ -130,6 +145,29 @@ async function attacker(kind: string, index: number, target: Target, until: numb
   agent.destroy();
 }
 
+/**
+ * The attackers run in a child process of their own: building and reading their requests in the
+ * victim's process would delay the victim's own timing.
+ */
+function runAttackers(target: Target, kinds: string[], until: number): Promise<Map<string, number>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url)], {
+      env: { ...process.env, ATTACK_ROLE: JSON.stringify({ target, kinds, until }) },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve(new Map(JSON.parse(output) as [string, number][])) : reject(new Error(`attackers exited with ${code}`))));
+  });
+}
+
+async function attackersProcess(role: { target: Target; kinds: string[]; until: number }) {
+  const tally = new Map<string, number>();
+  await Promise.all(Array.from({ length: ATTACKERS }, (_, i) => attacker(role.kinds[i % role.kinds.length]!, i, role.target, role.until, tally)));
+  process.stdout.write(JSON.stringify([...tally]));
+}
+
 async function main() {
   const only = process.env.ATTACK_ONLY?.split(",");
   const kinds = Object.keys(attacks).filter((kind) => !only || only.includes(kind));
@@ -142,13 +180,14 @@ async function main() {
   });
   try {
     const target = await prepareTarget(service);
-    const alone = await victim(service, target.victimPaymentId, Date.now() + seconds * 1000);
+    const alone = await victim(target, Date.now() + seconds * 1000);
 
-    const tally = new Map<string, number>();
-    const until = Date.now() + seconds * 1000;
-    const attacked = victim(service, target.victimPaymentId, until);
-    await Promise.all(Array.from({ length: ATTACKERS }, (_, i) => attacker(kinds[i % kinds.length]!, i, target, until, tally)));
-    const underAttack = await attacked;
+    // The attackers start (their process loads) before the victim's second phase begins.
+    const until = Date.now() + 3000 + seconds * 1000;
+    const attackers = runAttackers(target, kinds, until);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const underAttack = await victim(target, until);
+    const tally = await attackers;
 
     const row = (name: string, v: Awaited<ReturnType<typeof victim>>) =>
       `| ${name} | ${v.count} | ${v.p50.toFixed(1)} | ${v.p99.toFixed(1)} | ${v.max.toFixed(1)} | ${[...v.statuses].map(([s, n]) => `${s}: ${n}`).join(", ")} |`;
@@ -161,7 +200,7 @@ async function main() {
         row("alone", alone),
         row(`under ${ATTACKERS} attackers`, underAttack),
         "",
-        "| Attack | answer | count |",
+        "| Attack | answer | count (whole attack) |",
         "|---|---|---:|",
         ...[...tally].sort(([a], [b]) => a.localeCompare(b)).map(([key, count]) => {
           const [kind, ...answer] = key.split(" ");
@@ -174,4 +213,5 @@ async function main() {
   }
 }
 
-await main();
+const role = process.env.ATTACK_ROLE;
+await (role ? attackersProcess(JSON.parse(role)) : main());
