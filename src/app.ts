@@ -24,6 +24,7 @@ import { apiRequestFromFetch, apiRequestFromNode, jsonResponse, sendNode, toFetc
 import type { Logger } from "./shared/logger.ts";
 import { addressOfNodeRequest, clientAddressOf, rememberClientAddress } from "./gate/client-address.ts";
 import { createRateLimits } from "./gate/rate-limit.ts";
+import { createGraphQLRateGate } from "./gate/rate-limit.graphql.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 export type AppDeps = Deps & { logger: Logger };
@@ -54,8 +55,9 @@ export function buildApp(deps: AppDeps): App {
   ], rateLimits);
   const webhooks = new WebhookDispatcher(deps);
   const ledger = createLedger(deps, () => webhooks.wake());
-  const graphql = createGraphQLServer({ ...deps, ledger }, rateLimits);
-  const graphqlStream = createSseServer({ ...deps, ledger }, rateLimits);
+  const graphqlGate = createGraphQLRateGate(deps, rateLimits);
+  const graphql = createGraphQLServer({ ...deps, ledger }, graphqlGate);
+  const graphqlStream = createSseServer({ ...deps, ledger }, graphqlGate);
   const checkoutPages = createCheckoutPages(deps);
 
   async function fetch(request: Request): Promise<Response> {
@@ -85,8 +87,16 @@ export function buildApp(deps: AppDeps): App {
     return fetch(request);
   });
 
+  // A GraphQL request pays its first rate-limit point here, before yoga or graphql-sse parse
+  // anything: a caller over budget costs an authentication and a count, nothing more.
+  const isGraphQLPath = (path: string) => path === "/graphql" || path === SSE_PATH;
+
   return {
     async fetch(request) {
+      if (isGraphQLPath(new URL(request.url).pathname)) {
+        const refused = await graphqlGate.admit(request.headers.get("authorization"), clientAddressOf(request));
+        if (refused) return toFetchResponse(refused);
+      }
       const response = await fetch(request);
       wakeAfterWrite(request.method, paymentLinkIdOf(new URL(request.url).pathname) !== null);
       return response;
@@ -95,8 +105,15 @@ export function buildApp(deps: AppDeps): App {
       const path = req.url?.split("?", 1)[0] ?? "";
       const linkId = paymentLinkIdOf(path);
       if (!isApiPath(path) && !linkId) {
-        res.once("finish", () => wakeAfterWrite(req.method, false));
-        void otherDoors(req, res);
+        const enter = () => {
+          res.once("finish", () => wakeAfterWrite(req.method, false));
+          void otherDoors(req, res);
+        };
+        if (!isGraphQLPath(path)) return enter();
+        void graphqlGate
+          .admit(req.headers.authorization ?? null, addressOfNodeRequest(req, deps.config.trustProxy))
+          .then((refused) => (refused ? sendNode(res, refused) : enter()))
+          .catch((error: unknown) => sendNode(res, errorResponse(error, deps.logger)));
         return;
       }
       const answer = linkId

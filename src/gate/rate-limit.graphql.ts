@@ -1,5 +1,6 @@
-// A GraphQL request spends rate-limit points by what it asks for: 1 at the door, before its body is
-// read, and the rest after validation, before anything executes: each distinct root field (alias)
+// A GraphQL request spends rate-limit points by what it asks for: 1 at the door (src/app.ts calls
+// `admit` before the request reaches yoga or graphql-sse), and the rest after validation, before
+// anything executes: each distinct root field (alias)
 // costs its points, so 300 aliases of createPayment cost 300. With an API key the key's budget pays
 // (the same one /api/v1 spends); without one, the caller's address's public budget. Used by
 // /graphql (the yoga plugin below) and /graphql/stream (src/graphql/sse.ts).
@@ -14,6 +15,7 @@ import {
 import type { Plugin } from "graphql-yoga";
 import type { Deps, Scope } from "../context.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
+import type { ApiResponse } from "../rest/transport.ts";
 import { clientAddressOf } from "./client-address.ts";
 import { type RateLimits, OPERATION_POINTS } from "./rate-limit.ts";
 
@@ -56,39 +58,36 @@ export function rateLimitedError(retryAfterSeconds: number): GraphQLError {
 
 export interface GraphQLRateGate {
   /**
-   * At the door, before the body is read: 1 point of the caller's budget. A caller already over
-   * budget is answered here (the Response), so a flood costs no parsing or validation.
+   * At the door of /graphql and /graphql/stream, before the body is read or a GraphQL server sees
+   * the request: 1 point of the caller's budget. A caller already over budget is answered here, so
+   * a flood costs no parsing or validation.
    */
-  admit(request: Request): Promise<Response | null>;
+  admit(authorization: string | null, address: string): Promise<ApiResponse | null>;
   /** Before execution: the rest of the operation's points; the error to answer with when refused. */
   chargeOperation(operation: { document: DocumentNode; operationName?: string | null; scope: Scope | null; request: Request }): Promise<GraphQLError | null>;
 }
 
 export function createGraphQLRateGate(deps: Deps, rateLimits: RateLimits): GraphQLRateGate {
-  const charge = (scope: Scope | null, request: Request, points: number) =>
-    scope ? rateLimits.chargeKey(scope, points) : rateLimits.chargeAddress(clientAddressOf(request), points);
+  const charge = (scope: Scope | null, address: string, points: number) =>
+    scope ? rateLimits.chargeKey(scope, points) : rateLimits.chargeAddress(address, points);
   return {
-    async admit(request) {
-      const scope = await authenticateApiKey(deps, bearerToken(request.headers.get("authorization")));
-      const decision = await charge(scope, request, 1);
+    async admit(authorization, address) {
+      const scope = await authenticateApiKey(deps, bearerToken(authorization));
+      const decision = await charge(scope, address, 1);
       if (decision.allowed) return null;
-      return new Response(JSON.stringify({ errors: [rateLimitedError(decision.retryAfterSeconds).toJSON()] }), {
-        status: 200,
-        headers: { "content-type": "application/json; charset=utf-8", ...decision.headers },
-      });
+      return { status: 200, headers: decision.headers, body: JSON.stringify({ errors: [rateLimitedError(decision.retryAfterSeconds).toJSON()] }) };
     },
     async chargeOperation({ document, operationName, scope, request }) {
       const points = operationPoints(document, operationName) - 1;
       if (points <= 0) return null;
-      const decision = await charge(scope, request, points);
+      const decision = await charge(scope, clientAddressOf(request), points);
       return decision.allowed ? null : rateLimitedError(decision.retryAfterSeconds);
     },
   };
 }
 
-/** The yoga plugin: the door (onRequest), then queries and mutations (onExecute) and subscriptions (onSubscribe). */
-export function useRateLimits(deps: Deps, rateLimits: RateLimits): Plugin<{ scope: Scope | null }> {
-  const gate = createGraphQLRateGate(deps, rateLimits);
+/** The yoga plugin: queries and mutations (onExecute) and subscriptions (onSubscribe) pay their points. */
+export function useRateLimits(gate: GraphQLRateGate): Plugin<{ scope: Scope | null }> {
   const charge = async ({
     args,
     setResultAndStopExecution,
@@ -100,12 +99,5 @@ export function useRateLimits(deps: Deps, rateLimits: RateLimits): Plugin<{ scop
     const refused = await gate.chargeOperation({ document: args.document, operationName: args.operationName, scope, request });
     if (refused) setResultAndStopExecution({ errors: [refused] });
   };
-  return {
-    async onRequest({ request, endResponse }) {
-      const refused = await gate.admit(request);
-      if (refused) endResponse(refused);
-    },
-    onExecute: charge,
-    onSubscribe: charge,
-  };
+  return { onExecute: charge, onSubscribe: charge };
 }

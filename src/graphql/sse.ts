@@ -7,8 +7,7 @@ import cluster from "node:cluster";
 import { type DocumentNode, GraphQLError, parse, validate } from "graphql";
 import { createHandler } from "graphql-sse/lib/use/fetch";
 import { DomainError } from "../errors.ts";
-import type { RateLimits } from "../gate/rate-limit.ts";
-import { createGraphQLRateGate } from "../gate/rate-limit.graphql.ts";
+import type { GraphQLRateGate } from "../gate/rate-limit.graphql.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import { jsonResponse } from "../rest/transport.ts";
 import type { GraphQLContext } from "./context.ts";
@@ -20,8 +19,7 @@ export const SSE_PATH = "/graphql/stream";
 const SINGLE_CONNECTION_REFUSED =
   "The single connection mode (PUT) needs WORKERS=1; use the distinct connections mode (a GET or POST per operation)";
 
-export function createSseServer(deps: GraphQLContext["deps"], rateLimits: RateLimits) {
-  const rateGate = createGraphQLRateGate(deps, rateLimits);
+export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLRateGate) {
   function mask(error: GraphQLError): GraphQLError {
     const original = error.originalError;
     if (!original) return error;
@@ -82,8 +80,6 @@ export function createSseServer(deps: GraphQLContext["deps"], rateLimits: RateLi
     if (request.method === "PUT" && cluster.isWorker) {
       return jsonResponse(405, { error: SINGLE_CONNECTION_REFUSED });
     }
-    const overBudget = await rateGate.admit(request);
-    if (overBudget) return overBudget;
     try {
       return await handler(request);
     } catch (error) {

@@ -3,16 +3,15 @@
 import { GraphQLError } from "graphql";
 import { createYoga, maskError } from "graphql-yoga";
 import { DomainError } from "../errors.ts";
-import type { RateLimits } from "../gate/rate-limit.ts";
-import { useRateLimits } from "../gate/rate-limit.graphql.ts";
+import { type GraphQLRateGate, useRateLimits } from "../gate/rate-limit.graphql.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import type { GraphQLContext } from "./context.ts";
 import { schema } from "./schema.ts";
 
-export function createGraphQLServer(deps: GraphQLContext["deps"], rateLimits: RateLimits) {
+export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: GraphQLRateGate) {
   return createYoga<Record<string, never>, GraphQLContext>({
     schema,
-    plugins: [useRateLimits(deps, rateLimits)],
+    plugins: [useRateLimits(rateGate)],
     graphqlEndpoint: "/graphql",
     landingPage: false,
     logging: false,
