@@ -242,7 +242,7 @@ describe("finding 5: how requests are counted", () => {
 });
 
 // On PostgreSQL the counts live in the database: two hosts (here two app instances on one schema)
-// spend one budget. SQLite serves one host, whose workers share the primary's counts (cluster.test.ts).
+// spend one budget, each reserving a tenth of it at a time. SQLite serves one host, whose workers share the primary's counts (cluster.test.ts).
 if (dialect === "postgresql") {
   it("finding 5: two hosts on one PostgreSQL database share one key's budget", async () => {
     const database = openDatabase(t.config.databaseUrl);
@@ -258,6 +258,17 @@ if (dialect === "postgresql") {
       expect(allowed).toBeGreaterThanOrEqual(LIVE_PER_SECOND);
       expect(allowed).toBeLessThanOrEqual(LIVE_PER_SECOND * windowsSince(started));
       expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - allowed);
+
+      // A budget of 25 is reserved two points at a time per host: never more than 25 a window pass,
+      // and at most one reserved point per host goes unspent.
+      const n = await t.createMerchant();
+      const getSandbox = (base: string) => fetch(`${base}/api/v1/payments`, { headers: { authorization: `Bearer ${n.sandboxKey}` } });
+      const startedSandbox = Date.now();
+      const sandboxAnswers = await Promise.all(Array.from({ length: 60 }, (_, i) => getSandbox(i % 2 ? other.url : t.url)));
+      const allowedSandbox = sandboxAnswers.filter((a) => a.status === 200).length;
+      expect(allowedSandbox).toBeGreaterThanOrEqual(SANDBOX_PER_SECOND - 2);
+      expect(allowedSandbox).toBeLessThanOrEqual(SANDBOX_PER_SECOND * windowsSince(startedSandbox));
+      expect(sandboxAnswers.filter((a) => a.status === 429)).toHaveLength(60 - allowedSandbox);
     } finally {
       await other.close();
       await otherApp.stop();

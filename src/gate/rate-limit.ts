@@ -145,8 +145,8 @@ function postgresStore(databaseUrl: string): Store {
 
 /** One budget per kind, each limiter made once (the PostgreSQL one creates its table then). */
 class Budget {
-  private readonly made: { limiter: RateLimiterAbstract; ready: Promise<void> } | null;
-  private readonly limit: number;
+  protected readonly made: { limiter: RateLimiterAbstract; ready: Promise<void> } | null;
+  protected readonly limit: number;
 
   constructor(store: Store, keyPrefix: string, perSecond: number) {
     this.made = perSecond > 0 ? store.limiter(keyPrefix, perSecond) : null;
@@ -155,24 +155,97 @@ class Budget {
 
   async charge(key: string, points: number): Promise<RateDecision> {
     if (!this.made) return unlimited;
-    const limit = this.limit;
     await this.made.ready;
     try {
-      return decision(limit, await this.made.limiter.consume(key, points), true);
+      return decision(this.limit, await this.made.limiter.consume(key, points), true);
     } catch (error) {
-      if (error instanceof RateLimiterRes) return decision(limit, error, false);
-      // The shared store did not answer (the primary is busy, the table is not there yet): serve the
-      // request rather than refuse every caller because of the limiter.
-      return unlimited;
+      return this.refusedOrServed(error);
     }
+  }
+
+  /** The store's refusal, or (the store did not answer) the request served. */
+  protected refusedOrServed(error: unknown): RateDecision {
+    if (error instanceof RateLimiterRes) return decision(this.limit, error, false);
+    // The shared store did not answer (the primary is busy, the database is away): serve the
+    // request rather than refuse every caller because of the limiter.
+    return unlimited;
+  }
+}
+
+interface Lease {
+  /** points reserved in the shared window and not spent yet */
+  available: number;
+  /** the window's points spent everywhere, as of this process's last reservation */
+  consumed: number;
+  endsAt: number;
+}
+
+/** Leases kept before expired ones are swept (one per key or address seen in the last second). */
+const LEASES_BEFORE_SWEEP = 10_000;
+
+/**
+ * A budget kept in the database, spent a slice at a time: a process reserves a tenth of a key's
+ * window in one write and spends it from memory, so nine requests in ten cost the database nothing.
+ * A slice reserved and not spent is lost to the other processes until the window ends, so a key
+ * whose requests are spread over H processes may be refused up to H x (slice - 1) points early;
+ * it is never let through more than its budget.
+ */
+class LeasedBudget extends Budget {
+  private readonly leases = new Map<string, Lease>();
+  private readonly slice: number;
+
+  constructor(store: Store, keyPrefix: string, perSecond: number) {
+    super(store, keyPrefix, perSecond);
+    this.slice = Math.max(1, Math.floor(this.limit / 10));
+  }
+
+  override async charge(key: string, points: number): Promise<RateDecision> {
+    if (!this.made || this.slice === 1) return super.charge(key, points);
+    const { limiter, ready } = this.made;
+    const now = Date.now();
+    let lease = this.leases.get(key);
+    if (lease && lease.endsAt <= now) lease = undefined;
+    if (lease && lease.available >= points) {
+      lease.available -= points;
+      const remaining = this.limit - lease.consumed + lease.available;
+      return decision(this.limit, new RateLimiterRes(remaining, lease.endsAt - now, lease.consumed), true);
+    }
+    const held = lease?.available ?? 0;
+    const need = points - held;
+    const ask = Math.max(need, this.slice);
+    await ready;
+    try {
+      const res = await limiter.consume(key, ask);
+      this.keep(key, { available: ask - need, consumed: res.consumedPoints, endsAt: now + res.msBeforeNext });
+      return decision(this.limit, res, true);
+    } catch (error) {
+      // The window could not give a whole slice; it may still hold what this request needs (a
+      // refusal from the database counts more than the budget; one from the in-memory block does not).
+      if (error instanceof RateLimiterRes && error.consumedPoints > this.limit && error.consumedPoints - ask + need <= this.limit) {
+        limiter.reward(key, ask - need).catch(() => {});
+        const consumed = error.consumedPoints - ask + need;
+        this.keep(key, { available: 0, consumed, endsAt: now + error.msBeforeNext });
+        return decision(this.limit, new RateLimiterRes(this.limit - consumed, error.msBeforeNext, consumed), true);
+      }
+      return this.refusedOrServed(error);
+    }
+  }
+
+  private keep(key: string, lease: Lease) {
+    if (this.leases.size >= LEASES_BEFORE_SWEEP) {
+      const now = Date.now();
+      for (const [k, l] of this.leases) if (l.endsAt <= now) this.leases.delete(k);
+    }
+    this.leases.set(key, lease);
   }
 }
 
 export function createRateLimits(config: Config): RateLimits {
   const store = config.dialect === "postgresql" ? postgresStore(config.databaseUrl) : cluster.isWorker ? clusterStore() : memoryStore();
-  const live = new Budget(store, "key_live", config.rateLimits.live);
-  const sandbox = new Budget(store, "key_sandbox", config.rateLimits.sandbox);
-  const publicBudget = new Budget(store, "address", config.rateLimits.public);
+  const BudgetOfStore = config.dialect === "postgresql" ? LeasedBudget : Budget;
+  const live = new BudgetOfStore(store, "key_live", config.rateLimits.live);
+  const sandbox = new BudgetOfStore(store, "key_sandbox", config.rateLimits.sandbox);
+  const publicBudget = new BudgetOfStore(store, "address", config.rateLimits.public);
   return {
     chargeKey: (scope, points = 1) => (scope.environment === "production" ? live : sandbox).charge(scope.apiKeyId, points),
     chargeAddress: (address, points = 1) => publicBudget.charge(addressBucket(address), points),
