@@ -192,6 +192,7 @@ const LEASES_BEFORE_SWEEP = 10_000;
  */
 class LeasedBudget extends Budget {
   private readonly leases = new Map<string, Lease>();
+  private readonly reserving = new Map<string, Promise<RateDecision>>();
   private readonly slice: number;
 
   constructor(store: Store, keyPrefix: string, perSecond: number) {
@@ -201,18 +202,30 @@ class LeasedBudget extends Budget {
 
   override async charge(key: string, points: number): Promise<RateDecision> {
     if (!this.made || this.slice === 1) return super.charge(key, points);
-    const { limiter, ready } = this.made;
+    // One reservation per key at a time: a request arriving meanwhile waits for its slice.
+    for (let pending = this.reserving.get(key); pending; pending = this.reserving.get(key)) await pending;
+    const lease = this.leases.get(key);
     const now = Date.now();
-    let lease = this.leases.get(key);
-    if (lease && lease.endsAt <= now) lease = undefined;
-    if (lease && lease.available >= points) {
+    if (lease && lease.endsAt > now && lease.available >= points) {
       lease.available -= points;
       const remaining = this.limit - lease.consumed + lease.available;
       return decision(this.limit, new RateLimiterRes(remaining, lease.endsAt - now, lease.consumed), true);
     }
-    const held = lease?.available ?? 0;
+    const reservation = this.reserve(key, points, lease && lease.endsAt > now ? lease.available : 0);
+    this.reserving.set(key, reservation);
+    try {
+      return await reservation;
+    } finally {
+      this.reserving.delete(key);
+    }
+  }
+
+  /** Takes a slice (or what `points` need beyond the `held` rest of the last one) from the database. */
+  private async reserve(key: string, points: number, held: number): Promise<RateDecision> {
+    const { limiter, ready } = this.made!;
     const need = points - held;
     const ask = Math.max(need, this.slice);
+    const now = Date.now();
     await ready;
     try {
       const res = await limiter.consume(key, ask);
