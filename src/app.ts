@@ -22,7 +22,9 @@ import { createRestApi, isApiPath } from "./rest/api.ts";
 import { errorResponse } from "./rest/errors.ts";
 import { apiRequestFromFetch, apiRequestFromNode, jsonResponse, sendNode, toFetchResponse } from "./rest/transport.ts";
 import type { Logger } from "./shared/logger.ts";
-import { addressOfNodeRequest, rememberClientAddress } from "./gate/client-address.ts";
+import { addressOfNodeRequest, clientAddressOf, rememberClientAddress } from "./gate/client-address.ts";
+import { createRateLimits } from "./gate/rate-limit.ts";
+import { createGraphQLRateGate } from "./gate/rate-limit.graphql.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
 export type AppDeps = Deps & { logger: Logger };
@@ -50,6 +52,7 @@ export interface App {
 }
 
 export function buildApp(deps: AppDeps): App {
+  const rateLimits = createRateLimits(deps.config);
   const rest = createRestApi(deps, [
     ...paymentRoutes,
     ...customerRoutes,
@@ -58,11 +61,12 @@ export function buildApp(deps: AppDeps): App {
     ...invoiceRoutes,
     ...webhookEndpointRoutes,
     ...webhookDeliveryRoutes,
-  ]);
+  ], rateLimits);
   const webhooks = new WebhookDispatcher(deps);
   const ledger = createLedger(deps, () => webhooks.wake());
-  const graphql = createGraphQLServer({ ...deps, ledger });
-  const graphqlStream = createSseServer({ ...deps, ledger });
+  const graphqlGate = createGraphQLRateGate(deps, rateLimits);
+  const graphql = createGraphQLServer({ ...deps, ledger }, graphqlGate);
+  const graphqlStream = createSseServer({ ...deps, ledger }, graphqlGate);
   const checkoutPages = createCheckoutPages(deps);
 
   async function fetch(request: Request): Promise<Response> {
@@ -77,7 +81,7 @@ export function buildApp(deps: AppDeps): App {
     const simulated = ledger.handleSimulated(request, path);
     if (simulated) return simulated;
     const linkId = paymentLinkIdOf(path);
-    if (linkId) return toFetchResponse(await handlePaymentLinkVisit(deps, request.method, linkId));
+    if (linkId) return toFetchResponse(await handlePaymentLinkVisit(deps, rateLimits, { method: request.method, linkId, clientAddress: clientAddressOf(request) }));
     const checkoutPage = await checkoutPages(request, url);
     if (checkoutPage) return checkoutPage;
     return jsonResponse(404, { error: "Not found" });
@@ -98,11 +102,18 @@ export function buildApp(deps: AppDeps): App {
   });
   const transportHeaders = transportSecurityHeaders(deps.config.publicUrl);
 
+  // A GraphQL request pays its first rate-limit point here, before yoga or graphql-sse parse
+  // anything: a caller over budget costs an authentication and a count, nothing more.
+  const isGraphQLPath = (path: string) => path === "/graphql" || path === SSE_PATH;
+
   return {
     async fetch(request) {
-      const response = await fetchMasked(request);
+      const path = URL.canParse(request.url) ? new URL(request.url).pathname : null;
+      const refused =
+        path !== null && isGraphQLPath(path) ? await graphqlGate.admit(request.headers.get("authorization"), clientAddressOf(request)) : null;
+      const response = refused ? toFetchResponse(refused) : await fetchMasked(request);
       for (const [name, value] of Object.entries(transportHeaders)) response.headers.set(name, value);
-      wakeAfterWrite(request.method, URL.canParse(request.url) && paymentLinkIdOf(new URL(request.url).pathname) !== null);
+      wakeAfterWrite(request.method, path !== null && paymentLinkIdOf(path) !== null);
       return response;
     },
     listener(req, res) {
@@ -111,11 +122,20 @@ export function buildApp(deps: AppDeps): App {
       const path = req.url?.split("?", 1)[0] ?? "";
       const linkId = paymentLinkIdOf(path);
       if (!isApiPath(path) && !linkId) {
-        res.once("finish", () => wakeAfterWrite(req.method, false));
-        void otherDoors(req, res);
+        const enter = () => {
+          res.once("finish", () => wakeAfterWrite(req.method, false));
+          void otherDoors(req, res);
+        };
+        if (!isGraphQLPath(path)) return enter();
+        void graphqlGate
+          .admit(req.headers.authorization ?? null, addressOfNodeRequest(req, deps.config.trustProxy))
+          .then((refused) => (refused ? sendNode(res, refused) : enter()))
+          .catch((error: unknown) => sendNode(res, errorResponse(error, deps.logger)));
         return;
       }
-      const answer = linkId ? handlePaymentLinkVisit(deps, req.method ?? "GET", linkId) : rest(apiRequestFromNode(req, deps.config.trustProxy));
+      const answer = linkId
+        ? handlePaymentLinkVisit(deps, rateLimits, { method: req.method ?? "GET", linkId, clientAddress: addressOfNodeRequest(req, deps.config.trustProxy) })
+        : rest(apiRequestFromNode(req, deps.config.trustProxy));
       void answer
         .catch((error: unknown) => errorResponse(error, deps.logger))
         .then((response) => {
@@ -133,6 +153,7 @@ export function buildApp(deps: AppDeps): App {
       await ledger.stop();
       await webhooks.stop();
       await stopLiveUpdates(deps);
+      await rateLimits.close();
     },
   };
 }

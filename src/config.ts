@@ -22,6 +22,10 @@ const envSchema = z.object({
   SIM_LEDGER_CLOSE_MS: z.coerce.number().int().min(10).default(1000),
   RATE_LIMIT_LIVE: requestsPerSecond.default(100),
   RATE_LIMIT_SANDBOX: requestsPerSecond.default(25),
+  // Points per second per address for anonymous callers (src/gate/rate-limit.ts): a payer spends a
+  // few points in their busiest second, so 50 leaves room for several payers behind one NAT, while
+  // a flood of a few hundred requests a second from one address is refused within its first second.
+  RATE_LIMIT_PUBLIC: requestsPerSecond.default(50),
   WEBHOOK_RETRY_DELAYS: z
     .string()
     .regex(/^\d+(,\d+)*$/, "must be comma-separated whole seconds")
@@ -57,7 +61,8 @@ export interface Config {
   ledger: "horizon" | "simulated";
   horizonUrls: { testnet: string; public: string };
   simLedgerCloseMs: number;
-  rateLimits: { live: number; sandbox: number };
+  /** per second: per API key (live, sandbox) and per address of anonymous callers (public); 0 is off */
+  rateLimits: { live: number; sandbox: number; public: number };
   webhookRetryDelaysSeconds: number[];
   webhookTimeoutMs: number;
   /** webhooks may target loopback, private, link-local and metadata addresses (their answers are never kept) */
@@ -117,7 +122,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ledger: e.LEDGER,
     horizonUrls: { testnet: e.HORIZON_TESTNET_URL, public: e.HORIZON_PUBLIC_URL },
     simLedgerCloseMs: e.SIM_LEDGER_CLOSE_MS,
-    rateLimits: { live: e.RATE_LIMIT_LIVE, sandbox: e.RATE_LIMIT_SANDBOX },
+    rateLimits: { live: e.RATE_LIMIT_LIVE, sandbox: e.RATE_LIMIT_SANDBOX, public: e.RATE_LIMIT_PUBLIC },
     webhookRetryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS.split(",").map(Number),
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,

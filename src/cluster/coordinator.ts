@@ -1,10 +1,8 @@
 // What the worker processes of one service (WORKERS > 1) must agree on, kept by the primary process
-// and asked for over Node's IPC channel: the per-key rate-limit buckets (a limit is the key's, not a
-// worker's) and, on SQLite, which worker streams which settlement wallet (PostgreSQL has advisory
-// locks for that). A worker's locks go with it when it exits, so another worker takes its wallets over.
+// and asked for over Node's IPC channel: on SQLite, which worker streams which settlement wallet
+// (PostgreSQL has advisory locks for that). A worker's locks go with it when it exits, so another
+// worker takes its wallets over. (Rate limits have their own channel: src/gate/rate-limit.ts.)
 import cluster, { type Worker } from "node:cluster";
-import { RateLimiter, type RateDecision } from "../rest/rate-limit.ts";
-import { systemClock } from "../shared/clock.ts";
 
 interface Call {
   type: "coordinator:call";
@@ -21,19 +19,15 @@ interface Result {
 
 /** The questions a worker can ask; every answer is plain JSON. */
 export interface Coordinator {
-  takeRateToken(key: string, perSecond: number): RateDecision;
   tryLock(key: string): boolean;
   unlock(key: string): void;
 }
 
 /** The primary's side: answers every worker's calls. `forgetWorker` frees the locks of a worker that exited. */
 export function serveCoordinator(): { forgetWorker(worker: Worker): void } {
-  const limiter = new RateLimiter(systemClock);
   const lockHolders = new Map<string, number>();
   const answer = (worker: Worker, call: Call): unknown => {
     switch (call.method) {
-      case "takeRateToken":
-        return limiter.take(call.args[0] as string, call.args[1] as number);
       case "tryLock": {
         const key = call.args[0] as string;
         const holder = lockHolders.get(key);
@@ -82,7 +76,6 @@ export function coordinatorClient() {
       process.send!({ type: "coordinator:call", id, method, args } satisfies Call);
     });
   client = {
-    takeRateToken: (key, perSecond) => call<RateDecision>("takeRateToken", [key, perSecond]),
     tryLock: (key) => call<boolean>("tryLock", [key]),
     unlock: (key) => call<void>("unlock", [key]),
   };

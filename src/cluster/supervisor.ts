@@ -1,9 +1,10 @@
 // WORKERS > 1: this primary process serves no request itself. It forks the workers, each the whole
 // service (src/main.ts) on the one shared port (Node's cluster hands connections out in turn), keeps
-// what they must agree on (coordinator.ts), replaces a worker that dies, and stops them all on
-// SIGTERM or SIGINT. A worker that dies before it listens (port taken, database unreachable) would die
-// again: the service stops instead, with exit code 1.
+// what they must agree on (coordinator.ts, and on SQLite the rate-limit counts), replaces a worker
+// that dies, and stops them all on SIGTERM or SIGINT. A worker that dies before it listens (port
+// taken, database unreachable) would die again: the service stops instead, with exit code 1.
 import cluster, { type Worker } from "node:cluster";
+import { RateLimiterClusterMaster } from "rate-limiter-flexible";
 import type { Config } from "../config.ts";
 import type { Logger } from "../shared/logger.ts";
 import { serveCoordinator } from "./coordinator.ts";
@@ -19,6 +20,8 @@ const STOP_GRACE_MS = 15_000;
 
 export function superviseWorkers(config: Config, logger: Logger, announce: (url: string) => void) {
   const coordinator = serveCoordinator();
+  // On SQLite the workers' rate-limit counts live here (PostgreSQL keeps them in the database).
+  if (config.dialect === "sqlite") new RateLimiterClusterMaster();
   const live = new Set<Worker>();
   const listening = new Set<Worker>();
   let announced = false;

@@ -15,6 +15,7 @@ import { DomainError } from "../errors.ts";
 import { clientAddressOf, rememberClientAddress } from "../gate/client-address.ts";
 import { corsHeadersFor } from "../gate/cors.ts";
 import { type Audience, audienceOf, forAudience, parseWithinBounds, validateWithinBounds } from "../gate/graphql-bounds.ts";
+import type { GraphQLRateGate } from "../gate/rate-limit.graphql.ts";
 import { readLimited } from "../rest/body.ts";
 import { apiRequestFromFetch, jsonResponse } from "../rest/transport.ts";
 import { type GraphQLContext, callerScope } from "./context.ts";
@@ -32,7 +33,7 @@ const retryAfter = (response: Response, seconds: number) => {
   return response;
 };
 
-export function createSseServer(deps: GraphQLContext["deps"]) {
+export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLRateGate) {
   function mask(error: GraphQLError): GraphQLError {
     const original = error.originalError;
     if (!original) return error;
@@ -104,6 +105,8 @@ export function createSseServer(deps: GraphQLContext["deps"]) {
       const contextValue = await contextFor(request);
       const errors = errorsFor(document, audienceOf(contextValue.scope, deps.config.production));
       if (errors.length) return refused(errors);
+      const limited = await rateGate.chargeOperation({ document, operationName: params.operationName, scope: contextValue.scope, request: request.raw });
+      if (limited) return refused([limited]);
       return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
     },
     onNext: (ctx, _request, result) =>

@@ -7,11 +7,12 @@ import { type Plugin, createYoga, maskError } from "graphql-yoga";
 import { DomainError } from "../errors.ts";
 import { corsOptionsFor } from "../gate/cors.ts";
 import { audienceOf, graphqlBoundsPlugins } from "../gate/graphql-bounds.ts";
+import { type GraphQLRateGate, useRateLimits } from "../gate/rate-limit.graphql.ts";
 import { MAX_BODY_BYTES } from "../rest/body.ts";
 import { type GraphQLContext, callerScope, knownCallerScope } from "./context.ts";
 import { schema } from "./schema.ts";
 
-export function createGraphQLServer(deps: GraphQLContext["deps"]) {
+export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: GraphQLRateGate) {
   const { production, corsOrigins } = deps.config;
   // Who is calling must be known when the operation is validated, before yoga builds the context.
   const identifyCaller: Plugin = { onParams: async ({ request }) => void (await callerScope(deps, request)) };
@@ -22,7 +23,7 @@ export function createGraphQLServer(deps: GraphQLContext["deps"]) {
     logging: false,
     maxRequestBodySize: MAX_BODY_BYTES,
     cors: (request) => corsOptionsFor(request, corsOrigins, ["GET", "POST"]),
-    plugins: [identifyCaller, ...graphqlBoundsPlugins((request) => audienceOf(knownCallerScope(request), production))],
+    plugins: [identifyCaller, ...graphqlBoundsPlugins((request) => audienceOf(knownCallerScope(request), production)), useRateLimits(rateGate)],
     context: async ({ request }) => ({ deps, scope: await callerScope(deps, request) }),
     maskedErrors: {
       maskError(error, message, isDev) {

@@ -1,13 +1,15 @@
 // /api/v1: authenticate, rate-limit, parse, route (once per Idempotency-Key for POSTs), and map errors, in that order.
+// A request without a valid key spends its address's public budget before it is refused, so
+// guessing keys is limited like any other anonymous traffic.
 import type { Deps, ServiceContext } from "../context.ts";
 import { DomainError, notFound, tooManyRequests, unauthorized } from "../errors.ts";
+import type { RateLimits } from "../gate/rate-limit.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import type { Logger } from "../shared/logger.ts";
 import { refuseUnstorableInput } from "../shared/validation.ts";
 import { readJsonBody } from "./body.ts";
 import { type StoredResponse, checkIdempotencyKey, requestFingerprint, runIdempotently } from "./idempotency.ts";
 import { errorResponse } from "./errors.ts";
-import { createRateLimiter } from "./rate-limit.ts";
 import { type Route, Router } from "./router.ts";
 import type { ApiRequest, ApiResponse } from "./transport.ts";
 
@@ -15,20 +17,17 @@ export const API_PREFIX = "/api/v1";
 
 export const isApiPath = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
 
-export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[]) {
+export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], rateLimits: RateLimits) {
   const router = new Router(routes);
-  const limiter = createRateLimiter(deps.clock);
 
   return async function handleApiRequest(request: ApiRequest): Promise<ApiResponse> {
     let rateHeaders: Record<string, string> = {};
     try {
       const scope = await authenticateApiKey(deps, bearerToken(request.header("authorization")));
-      if (!scope) throw unauthorized();
-
-      const limit = scope.environment === "production" ? deps.config.rateLimits.live : deps.config.rateLimits.sandbox;
-      const decision = await limiter.take(scope.apiKeyId, limit);
+      const decision = scope ? await rateLimits.chargeKey(scope) : await rateLimits.chargeAddress(request.clientAddress);
       rateHeaders = decision.headers;
       if (!decision.allowed) throw tooManyRequests();
+      if (!scope) throw unauthorized();
 
       const path = request.path.slice(API_PREFIX.length) || "/";
       const match = router.match(request.method, path);

@@ -3,6 +3,7 @@
 // only plink_ paths and returns null for everything else.
 import type { AppDeps } from "../../app.ts";
 import { DomainError } from "../../errors.ts";
+import { OPERATION_POINTS, type RateLimits } from "../../gate/rate-limit.ts";
 import type { ApiResponse } from "../../rest/transport.ts";
 import { visitPaymentLink } from "./payment-links.service.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
@@ -29,9 +30,20 @@ export const paymentLinkIdOf = (path: string) => LINK_PATH.exec(path)?.[1] ?? nu
  * The answer to a visit of payment link `linkId`. Served straight from node:http like /api/v1: a
  * link shared on a busy page is visited as often as the API is called.
  */
-export async function handlePaymentLinkVisit(deps: AppDeps, method: string, linkId: string): Promise<ApiResponse> {
+export async function handlePaymentLinkVisit(
+  deps: AppDeps,
+  rateLimits: RateLimits,
+  visit: { method: string; linkId: string; clientAddress: string },
+): Promise<ApiResponse> {
   // Only GET: every visit creates a session, so nothing else may trigger one.
-  if (method !== "GET") return { status: 405, headers: { allow: "GET", "content-type": "text/plain" }, body: "" };
+  if (visit.method !== "GET") return { status: 405, headers: { allow: "GET", "content-type": "text/plain" }, body: "" };
+  const linkId = visit.linkId;
+  // A visit writes rows and sends a webhook: it spends more of the visitor's budget than a read.
+  const decision = await rateLimits.chargeAddress(visit.clientAddress, OPERATION_POINTS.paymentLinkVisit);
+  if (!decision.allowed) {
+    const page = htmlPage(429, "Too many requests", "Too many requests from your network. Please try again in a moment.");
+    return { ...page, headers: { ...page.headers, ...decision.headers } };
+  }
   try {
     const session = await visitPaymentLink(deps, linkId);
     return {
