@@ -8,6 +8,7 @@ import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import { openDatabase } from "../src/db/client.ts";
+import { BOUNDS_ERROR_CODE as GRAPHQL_BOUNDS_CODE, GRAPHQL_BOUNDS } from "../src/gate/graphql-bounds.ts";
 import { addressBucket } from "../src/gate/rate-limit.ts";
 import { operationPoints } from "../src/gate/rate-limit.graphql.ts";
 import { serve } from "../src/server.ts";
@@ -62,6 +63,9 @@ async function graphqlFrom(from: string, query: string, variables: Record<string
 }
 
 const aliases = (count: number, field: string) => Array.from({ length: count }, (_, i) => `a${i}: ${field}`).join(" ");
+/** `total` points of aliases as operations the GraphQL bounds let through (at most maxAliases each). */
+const aliasBatches = (total: number) =>
+  Array.from({ length: Math.ceil(total / GRAPHQL_BOUNDS.maxAliases) }, (_, i) => Math.min(GRAPHQL_BOUNDS.maxAliases, total - i * GRAPHQL_BOUNDS.maxAliases));
 const PAYMENTS_FIELD = "payments(first: 1) { pageInfo { hasNextPage } }";
 const isRateLimited = (body: any) => body.errors?.[0]?.extensions?.code === "RATE_LIMITED";
 
@@ -77,9 +81,13 @@ async function sandboxPayment(key: string) {
 describe("finding 5: one budget per API key, whichever door it calls", () => {
   it("finding 5: a key's GraphQL request spends the budget REST then finds spent", async () => {
     const m = await t.createMerchant();
-    const spent = await t.graphql(`{ ${aliases(SANDBOX_PER_SECOND, PAYMENTS_FIELD)} }`, {}, m.sandboxKey);
-    expect(spent.body.errors).toBeUndefined();
+    const started = Date.now();
+    for (const size of aliasBatches(SANDBOX_PER_SECOND)) {
+      const spent = await t.graphql(`{ ${aliases(size, PAYMENTS_FIELD)} }`, {}, m.sandboxKey);
+      expect(spent.body.errors).toBeUndefined();
+    }
     const rest = await t.api("GET", "/payments", { key: m.sandboxKey });
+    expect(windowsSince(started)).toBe(1);
     expect(rest.status).toBe(429);
     expect(rest.body).toEqual({ error: "Too many requests" });
     expect(rest.headers.get("retry-after")).toBe("1");
@@ -98,29 +106,43 @@ describe("finding 5: one budget per API key, whichever door it calls", () => {
     ]);
   });
 
-  it("finding 5: 300 createPayment aliases cost 300 points: refused whole with RATE_LIMITED before anything runs", async () => {
+  it("finding 5: a GraphQL operation costs its size: one past the budget left is refused whole with RATE_LIMITED before anything runs", async () => {
     const m = await t.createMerchant();
     const before = await t.database.db.payment.count();
-    const res = await t.graphql(`mutation { ${aliases(300, 'createPayment(input: { amount: "1" }) { id }')} }`, {}, m.sandboxKey);
-    expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors[0].extensions).toEqual({ code: "RATE_LIMITED", retryAfter: 1 });
-    expect(res.body.data ?? null).toBeNull();
+    const create = (count: number, key: string) => t.graphql(`mutation { ${aliases(count, 'createPayment(input: { amount: "1" }) { id }')} }`, {}, key);
+    // 300 aliased creates (what created 300 payments in 2.3 s) never reach execution: the bounds refuse them.
+    const flood = await create(300, m.sandboxKey);
+    expect(flood.body.errors[0].extensions.code).toBe(GRAPHQL_BOUNDS_CODE);
+    expect(await t.database.db.payment.count()).toBe(before);
+
+    const started = Date.now();
+    const rest = await Promise.all(Array.from({ length: SANDBOX_PER_SECOND - 5 }, () => t.api("GET", "/payments", { key: m.sandboxKey })));
+    expect(rest.every((r) => r.status === 200)).toBe(true);
+    const refused = await create(GRAPHQL_BOUNDS.maxAliases, m.sandboxKey);
+    expect(windowsSince(started)).toBe(1);
+    expect(refused.body.errors).toHaveLength(1);
+    expect(refused.body.errors[0].extensions).toEqual({ code: "RATE_LIMITED", retryAfter: 1 });
+    expect(refused.body.data ?? null).toBeNull();
     expect(await t.database.db.payment.count()).toBe(before);
     // Within its budget the same mutation runs: the cost is by size, not by kind.
-    const fits = await t.graphql(`mutation { ${aliases(3, 'createPayment(input: { amount: "1" }) { id }')} }`, {}, (await t.createMerchant()).sandboxKey);
+    const fits = await create(3, (await t.createMerchant()).sandboxKey);
     expect(fits.body.errors).toBeUndefined();
     expect(Object.keys(fits.body.data)).toHaveLength(3);
   });
 
   it("finding 5: an operation over /graphql/stream spends the same key's budget", async () => {
     const m = await t.createMerchant();
-    const stream = await fetch(`${t.url}/graphql/stream`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${m.sandboxKey}`, "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ query: `{ ${aliases(SANDBOX_PER_SECOND, PAYMENTS_FIELD)} }` }),
-    });
-    expect(await stream.text()).toContain('"hasNextPage":false');
+    const started = Date.now();
+    for (const size of aliasBatches(SANDBOX_PER_SECOND)) {
+      const stream = await fetch(`${t.url}/graphql/stream`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${m.sandboxKey}`, "content-type": "application/json", accept: "text/event-stream" },
+        body: JSON.stringify({ query: `{ ${aliases(size, PAYMENTS_FIELD)} }` }),
+      });
+      expect(await stream.text()).toContain('"hasNextPage":false');
+    }
     expect((await t.api("GET", "/payments", { key: m.sandboxKey })).status).toBe(429);
+    expect(windowsSince(started)).toBe(1);
 
     const refused = await fetch(`${t.url}/graphql/stream`, {
       method: "POST",
@@ -202,7 +224,9 @@ describe("finding 5: anonymous callers are limited per address", () => {
         body: JSON.stringify({ query, variables: { id: paymentId } }),
       });
     const started = Date.now();
-    expect((await stream(`query ($id: ID!) { ${aliases(PUBLIC_PER_SECOND, "checkout(id: $id) { id }")} }`)).text).toContain(paymentId);
+    for (const size of aliasBatches(PUBLIC_PER_SECOND)) {
+      expect((await stream(`query ($id: ID!) { ${aliases(size, "checkout(id: $id) { id }")} }`)).text).toContain(paymentId);
+    }
     // The refused subscription gets its one error event and the stream ends.
     const refused = await stream("subscription ($id: ID!) { checkout(id: $id) { id } }");
     expect(windowsSince(started)).toBe(1);
