@@ -109,6 +109,27 @@ describe("at rest", () => {
     expect(verifies(request, generateSecret())).toBe(false);
   });
 
+  it("finding 7: an Idempotency-Key replay of a secret-revealing answer is stored encrypted and replayed byte for byte", async () => {
+    const body = { url: `${receiver.url}/replayed`, enabled_events: ["payment.created"] };
+    const headers = { "Idempotency-Key": `create-${randomBytes(4).toString("hex")}` };
+    const first = await t.api("POST", "/webhook-endpoints", { key: merchant.sandboxKey, body, headers });
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/^whsec_/);
+    const rotateHeaders = { "Idempotency-Key": `rotate-${randomBytes(4).toString("hex")}` };
+    const rotated = await t.api("POST", `/webhook-endpoints/${first.body.id}/rotate-secret`, { key: merchant.sandboxKey, headers: rotateHeaders });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+
+    const records = (await directSql(t.database.db).all(`SELECT "responseBody" FROM "IdempotencyRecord"`, [])) as { responseBody: string | null }[];
+    expect(records.length).toBeGreaterThanOrEqual(2);
+    for (const record of records) expect(record.responseBody ?? "").not.toContain("whsec_");
+
+    const replay = await t.api("POST", "/webhook-endpoints", { key: merchant.sandboxKey, body, headers });
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.raw).toBe(first.raw);
+    const rotateReplay = await t.api("POST", `/webhook-endpoints/${first.body.id}/rotate-secret`, { key: merchant.sandboxKey, headers: rotateHeaders });
+    expect(rotateReplay.raw).toBe(rotated.raw);
+  });
+
   it("finding 7: a rotation of the encryption key keeps old endpoints signing, and re-encryption lets the old key go", async () => {
     const owner = await t.createMerchant();
     const endpoint = await createEndpoint("/key-rotation", owner.sandboxKey);

@@ -7,6 +7,7 @@ import type { RateLimits } from "../gate/rate-limit.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import type { Logger } from "../shared/logger.ts";
 import { refuseUnstorableInput } from "../shared/validation.ts";
+import { secretBoxOf } from "../webhooks/secret-box.ts";
 import { readJsonBody } from "./body.ts";
 import { type StoredResponse, checkIdempotencyKey, requestFingerprint, runIdempotently } from "./idempotency.ts";
 import { errorResponse } from "./errors.ts";
@@ -59,6 +60,7 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
           apiKeyId: scope.apiKeyId,
           key: checkIdempotencyKey(idempotencyKey),
           requestHash: requestFingerprint(request.method, request.path, JSON.stringify(body)),
+          ...(route.revealsSecret && { sealAnswer: secretBoxOf(deps.config) }),
         },
         // 4xx answers are stored like successes (as Stripe does); unexpected errors propagate.
         () => respond().catch((error: unknown) => {

@@ -26,6 +26,8 @@ export interface IdempotentRequest {
   key: string;
   /** requestFingerprint(...) of everything that makes the request what it is */
   requestHash: string;
+  /** for answers that reveal a secret (a new webhook signing secret): the answer is stored encrypted */
+  sealAnswer?: { sealText(text: string): string; open(stored: string): string };
 }
 
 export function checkIdempotencyKey(key: string): string {
@@ -72,7 +74,10 @@ export async function runIdempotently(
       throw conflict("Idempotency-Key was already used with a different request");
     }
     if (existing.statusCode !== null) {
-      return { response: { status: existing.statusCode, body: existing.responseBody ?? "" }, replayed: true };
+      const body = existing.responseBody ?? "";
+      // An answer stored before answers were sealed is its plain JSON.
+      const sealed = request.sealAnswer && !body.startsWith("{");
+      return { response: { status: existing.statusCode, body: sealed ? request.sealAnswer!.open(body) : body }, replayed: true };
     }
     if (Date.now() - waitStarted > WAIT_LIMIT_MS) {
       throw conflict("A request with this Idempotency-Key is still being processed");
@@ -97,7 +102,7 @@ export async function runIdempotently(
     await sql.batch([
       {
         text: `UPDATE "IdempotencyRecord" SET "statusCode" = $3, "responseBody" = $4 WHERE "apiKeyId" = $1 AND "key" = $2`,
-        params: [...key, response.status, response.body],
+        params: [...key, response.status, request.sealAnswer ? request.sealAnswer.sealText(response.body) : response.body],
       },
     ]);
   }

@@ -20,6 +20,8 @@ export interface Route {
   path: string;
   /** actions such as /finalize take no body: an empty one needs no Content-Type */
   bodyless?: boolean;
+  /** its answer shows a secret once (a webhook signing secret): a stored Idempotency-Key replay of it is encrypted */
+  revealsSecret?: boolean;
   handler(req: RestRequest): Promise<RestResult>;
 }
 

@@ -51,6 +51,8 @@ export interface SecretBox {
   seal(secret: string): string;
   /** the whsec_ secret of a stored value; a plain whsec_ value as it is */
   open(stored: string): string;
+  /** any other text that carries a secret (a stored answer that reveals one), encrypted; `open` reads it */
+  sealText(text: string): string;
   /** plain, or encrypted with a key other than the current one: to be sealed again */
   isStale(stored: string): boolean;
 }
@@ -71,18 +73,20 @@ export function maskSecret(stored: string): string {
 function createSecretBox(keys: Key[], keySource: string): SecretBox {
   const current = keys[0]!;
   const byId = new Map(keys.map((key) => [key.id, key]));
+  /** `hint`: what the masked preview shows, kept readable beside the ciphertext */
+  const encrypt = (text: string, hint: string) => {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", current.bytes, iv);
+    const ciphertext = Buffer.concat([cipher.update(text, "utf8"), cipher.final()]);
+    return [VERSION, current.id, Buffer.from(hint), iv, cipher.getAuthTag(), ciphertext]
+      .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
+      .join(":");
+  };
   return {
     currentPrefix: `${VERSION}:${current.id}:`,
     keySource,
-    seal(secret) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv("aes-256-gcm", current.bytes, iv);
-      const ciphertext = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
-      const hint = secret.slice(SECRET_PREFIX.length, SECRET_PREFIX.length + HINT_LENGTH) + secret.slice(-HINT_LENGTH);
-      return [VERSION, current.id, Buffer.from(hint), iv, cipher.getAuthTag(), ciphertext]
-        .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
-        .join(":");
-    },
+    seal: (secret) => encrypt(secret, secret.slice(SECRET_PREFIX.length, SECRET_PREFIX.length + HINT_LENGTH) + secret.slice(-HINT_LENGTH)),
+    sealText: (text) => encrypt(text, ""),
     open(stored) {
       if (isPlain(stored)) return stored;
       const [version, keyId, , iv, tag, ciphertext] = stored.split(":");

@@ -21,6 +21,7 @@ export const webhookEndpointRoutes: Route[] = [
   {
     method: "POST",
     path: "/webhook-endpoints",
+    revealsSecret: true,
     async handler({ ctx, body }) {
       const { endpoint, secret } = await createWebhookEndpoint(ctx, parseInput(createWebhookEndpointSchema, body));
       return created(webhookEndpointJson(endpoint, secret));
@@ -60,6 +61,7 @@ export const webhookEndpointRoutes: Route[] = [
     method: "POST",
     path: "/webhook-endpoints/:id/rotate-secret",
     bodyless: true,
+    revealsSecret: true,
     async handler({ ctx, params }) {
       const { endpoint, secret } = await rotateWebhookEndpointSecret(ctx, params.id!);
       return ok(webhookEndpointJson(endpoint, secret));
