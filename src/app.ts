@@ -20,6 +20,7 @@ import { webhookDeliveryRoutes } from "./modules/webhook-deliveries/webhook-deli
 import { webhookEndpointRoutes } from "./modules/webhook-endpoints/webhook-endpoints.rest.ts";
 import { createRestApi, isApiPath } from "./rest/api.ts";
 import { errorResponse } from "./rest/errors.ts";
+import type { Route } from "./rest/router.ts";
 import { apiRequestFromFetch, apiRequestFromNode, jsonResponse, sendNode, toFetchResponse } from "./rest/transport.ts";
 import type { Logger } from "./shared/logger.ts";
 import { addressOfNodeRequest, clientAddressOf, rememberClientAddress } from "./gate/client-address.ts";
@@ -51,17 +52,20 @@ export interface App {
   webhooks: WebhookDispatcher;
 }
 
+/** Every route of /api/v1. */
+export const API_ROUTES: Route[] = [
+  ...paymentRoutes,
+  ...customerRoutes,
+  ...checkoutSessionRoutes,
+  ...paymentLinkRoutes,
+  ...invoiceRoutes,
+  ...webhookEndpointRoutes,
+  ...webhookDeliveryRoutes,
+];
+
 export function buildApp(deps: AppDeps): App {
   const rateLimits = createRateLimits(deps.config);
-  const rest = createRestApi(deps, [
-    ...paymentRoutes,
-    ...customerRoutes,
-    ...checkoutSessionRoutes,
-    ...paymentLinkRoutes,
-    ...invoiceRoutes,
-    ...webhookEndpointRoutes,
-    ...webhookDeliveryRoutes,
-  ], rateLimits);
+  const rest = createRestApi(deps, API_ROUTES, rateLimits);
   const webhooks = new WebhookDispatcher(deps);
   const ledger = createLedger(deps, () => webhooks.wake());
   const graphqlGate = createGraphQLRateGate(deps, rateLimits);

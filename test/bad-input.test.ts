@@ -3,31 +3,14 @@
 // malformed input at every REST route, the public pages and representative GraphQL operations.
 import { Asset, Keypair, Networks, TransactionBuilder } from "@stellar/stellar-sdk";
 import { describe, expect, it } from "vitest";
-import { checkoutSessionRoutes } from "../src/modules/checkout-sessions/checkout-sessions.rest.ts";
-import { customerRoutes } from "../src/modules/customers/customers.rest.ts";
-import { invoiceRoutes } from "../src/modules/invoices/invoices.rest.ts";
+import { API_ROUTES } from "../src/app.ts";
 import { enableAsset, setExchangeRate } from "../src/modules/organizations/organizations.service.ts";
-import { paymentLinkRoutes } from "../src/modules/payment-links/payment-links.rest.ts";
-import { paymentRoutes } from "../src/modules/payments/payments.rest.ts";
-import { webhookDeliveryRoutes } from "../src/modules/webhook-deliveries/webhook-deliveries.rest.ts";
-import { webhookEndpointRoutes } from "../src/modules/webhook-endpoints/webhook-endpoints.rest.ts";
-import type { Route } from "../src/rest/router.ts";
 import { fundedPayer, payOp, signedTransaction, startLedgerWorld, submit, waitFor } from "./support/ledger.ts";
 import { subscribeSse } from "./support/sse.ts";
 import { type ApiResponse, type TestApp, startTestApp, startTestAppWithMerchant } from "./support/test-app.ts";
 
 const { t, merchant } = await startTestAppWithMerchant();
 const key = merchant.sandboxKey;
-
-const ROUTES: Route[] = [
-  ...paymentRoutes,
-  ...customerRoutes,
-  ...checkoutSessionRoutes,
-  ...paymentLinkRoutes,
-  ...invoiceRoutes,
-  ...webhookEndpointRoutes,
-  ...webhookDeliveryRoutes,
-];
 
 /** Longest error message a test accepts (an enum's list of values is the longest): never the input. */
 const MAX_MESSAGE = 500;
@@ -66,7 +49,7 @@ describe("finding 7: bad input is 400, never 500", () => {
     expect(res.body.error).toBe("id must be valid percent-encoded UTF-8");
 
     // every route with an id, each method
-    for (const route of ROUTES.filter((r) => r.path.includes(":id"))) {
+    for (const route of API_ROUTES.filter((r) => r.path.includes(":id"))) {
       const path = route.path.replace(":id", "%E0%A4%A");
       const res = await t.api(route.method, path, { key, ...(route.method === "POST" && !route.bodyless && { body: {} }) });
       expect(res.status, `${route.method} ${path}`).toBe(400);
@@ -412,7 +395,7 @@ describe("finding 7: a sweep of malformed input finds no 500", () => {
     for (let i = 0; i < probes.length; i += 8) await Promise.all(probes.slice(i, i + 8).map((run) => run()));
   }
 
-  it.each(ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))(
+  it.each(API_ROUTES.map((route) => [`${route.method} ${route.path}`, route] as const))(
     "%s: bad ids, bad query parameters, non-object bodies and wrong field types",
     async (_name, route) => {
       const problems: string[] = [];

@@ -7,7 +7,7 @@ import { request as httpRequest } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { Networks } from "@stellar/stellar-sdk";
 import { afterAll, expect, it } from "vitest";
-import { childPids } from "../bench/lib/processes.ts";
+import { childPids, isAlive } from "../bench/lib/processes.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { serve } from "../src/server.ts";
@@ -31,14 +31,6 @@ function workerPids(primaryPid: number): number[] {
   });
 }
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** One request on a connection of its own: the primary hands each new connection to the next worker. */
 function requestOnNewConnection(

@@ -12,7 +12,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Networks } from "@stellar/stellar-sdk";
 import { afterAll, expect, it } from "vitest";
-import { type ChildServer, childPids } from "../bench/lib/processes.ts";
+import { type ChildServer, childPids, isAlive } from "../bench/lib/processes.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { serve } from "../src/server.ts";
@@ -51,14 +51,6 @@ async function startReceiver() {
   };
 }
 
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const gone = (pids: number[], timeoutMs?: number) => waitFor(async () => pids.filter(isAlive), (alive) => alive.length === 0, timeoutMs).then(() => undefined);
 

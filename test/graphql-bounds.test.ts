@@ -1,6 +1,7 @@
 // Issue 13's GraphQL findings: bounds on what one operation may ask (finding 1), the stream door's
 // body limit, reservations and stream cap (finding 6), cursors, introspection, suggestions and CORS
 // (finding 7). Each refusal is checked to happen before execution: a refused mutation creates nothing.
+import { CHECKOUT_OPERATIONS } from "../checkout-ui/src/api.ts";
 import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateWithinBounds } from "../src/gate/graphql-bounds.ts";
@@ -94,23 +95,8 @@ describe("finding 1: aliases and cost", () => {
 });
 
 describe("finding 1: ordinary work still answers", () => {
-  const VIEW_FIELDS = `id kind state paymentId merchantName description amount amountReceived expiresAt sandbox network
-    successUrl cancelUrl failureReason
-    settlementAsset { assetCode issuerAddress } allowedAssets { assetCode issuerAddress }
-    instructions { destination muxedDestination memoType memo networkPassphrase sep7Uri }
-    receipt { txHash confirmedAt explorerUrl paidAsset { assetCode issuerAddress } }
-    invoice { number status dueAt items { description quantity unitAmount amount } }`;
-  // The checkout page's operations (checkout-ui/src/api.ts), word for word.
-  const CHECKOUT_PAGE = [
-    `query ($id: ID!) { checkout(id: $id) { ${VIEW_FIELDS} } }`,
-    `subscription ($id: ID!) { checkout(id: $id) { ${VIEW_FIELDS} } }`,
-    `mutation ($paymentId: ID!, $payerAddress: String!, $payAsset: AssetRefInput!) {
-      prepareCheckoutTransaction(paymentId: $paymentId, payerAddress: $payerAddress, payAsset: $payAsset) { xdr networkPassphrase sendMax }
-    }`,
-    `mutation ($paymentId: ID!, $signedXdr: String!) {
-      submitCheckoutTransaction(paymentId: $paymentId, signedXdr: $signedXdr) { txHash successful resultCodes } }`,
-    `mutation ($paymentId: ID!) { payWithTestWallet(paymentId: $paymentId) { txHash successful resultCodes } }`,
-  ];
+  // The checkout page's operations, as the page sends them.
+  const CHECKOUT_PAGE = Object.values(CHECKOUT_OPERATIONS);
   const PAYMENT_FIELDS = `id amount status description metadata checkoutUrl sourceType customerId payerAddress txHash confirmedAt
     expiresAt createdAt amountReceived late failureReason pricingCurrency pricingAmount
     settlementAsset { assetCode issuerAddress } allowedAssets { assetCode issuerAddress } paidAsset { assetCode issuerAddress }`;
@@ -125,10 +111,10 @@ describe("finding 1: ordinary work still answers", () => {
   it("finding 1: the checkout page's operations pass the bounds as an anonymous caller", async () => {
     for (const operation of CHECKOUT_PAGE) expect(validateWithinBounds(schema, parse(operation), "anonymous")).toEqual([]);
     const payment = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "3" } });
-    const query = await t.graphql(CHECKOUT_PAGE[0]!, { id: payment.body.id });
+    const query = await t.graphql(CHECKOUT_OPERATIONS.load, { id: payment.body.id });
     expect(query.body.errors).toBeUndefined();
     expect(query.body.data.checkout).toMatchObject({ id: payment.body.id, state: "open" });
-    const sub = await subscribeSse(t.url, CHECKOUT_PAGE[1]!, { id: payment.body.id });
+    const sub = await subscribeSse(t.url, CHECKOUT_OPERATIONS.watch, { id: payment.body.id });
     open.push(sub);
     expect((await sub.next()).data.checkout).toMatchObject({ id: payment.body.id, state: "open" });
     sub.close();

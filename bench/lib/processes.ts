@@ -62,3 +62,13 @@ function stopChild(child: ChildProcess): Promise<void> {
     child.kill("SIGTERM");
   });
 }
+
+/** Whether a process of this id is still running (signal 0 only asks). */
+export const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};

@@ -49,6 +49,20 @@ const VIEW_FIELDS = `id kind state paymentId merchantName description amount amo
   receipt { txHash confirmedAt explorerUrl paidAsset { assetCode issuerAddress } }
   invoice { number status dueAt items { description quantity unitAmount amount } }`;
 
+const SUBMISSION_FIELDS = "txHash successful resultCodes";
+
+/** Every operation the page sends, word for word (the server's GraphQL bounds are tested against them). */
+export const CHECKOUT_OPERATIONS = {
+  load: `query ($id: ID!) { checkout(id: $id) { ${VIEW_FIELDS} } }`,
+  watch: `subscription ($id: ID!) { checkout(id: $id) { ${VIEW_FIELDS} } }`,
+  prepare: `mutation ($paymentId: ID!, $payerAddress: String!, $payAsset: AssetRefInput!) {
+      prepareCheckoutTransaction(paymentId: $paymentId, payerAddress: $payerAddress, payAsset: $payAsset) { xdr networkPassphrase sendMax }
+    }`,
+  submit: `mutation ($paymentId: ID!, $signedXdr: String!) {
+      submitCheckoutTransaction(paymentId: $paymentId, signedXdr: $signedXdr) { ${SUBMISSION_FIELDS} } }`,
+  payWithTestWallet: `mutation ($paymentId: ID!) { payWithTestWallet(paymentId: $paymentId) { ${SUBMISSION_FIELDS} } }`,
+};
+
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -79,7 +93,7 @@ export async function graphql<T>(query: string, variables: Record<string, unknow
 }
 
 export async function loadCheckout(id: string): Promise<CheckoutView> {
-  return (await graphql<{ checkout: CheckoutView }>(`query ($id: ID!) { checkout(id: $id) { ${VIEW_FIELDS} } }`, { id })).checkout;
+  return (await graphql<{ checkout: CheckoutView }>(CHECKOUT_OPERATIONS.load, { id })).checkout;
 }
 
 /**
@@ -96,7 +110,7 @@ export function watchCheckout(id: string, onView: (view: CheckoutView) => void):
     const response = await fetch("/graphql/stream", {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ query: `subscription ($id: ID!) { checkout(id: $id) { ${VIEW_FIELDS} } }`, variables: { id } }),
+      body: JSON.stringify({ query: CHECKOUT_OPERATIONS.watch, variables: { id } }),
       signal: abort.signal,
     });
     if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
@@ -155,9 +169,7 @@ const assetInput = (a: AssetRef) => ({ assetCode: a.assetCode, issuerAddress: a.
 
 export async function prepareTransaction(paymentId: string, payerAddress: string, payAsset: AssetRef): Promise<PreparedTransaction> {
   const data = await graphql<{ prepareCheckoutTransaction: PreparedTransaction }>(
-    `mutation ($paymentId: ID!, $payerAddress: String!, $payAsset: AssetRefInput!) {
-      prepareCheckoutTransaction(paymentId: $paymentId, payerAddress: $payerAddress, payAsset: $payAsset) { xdr networkPassphrase sendMax }
-    }`,
+    CHECKOUT_OPERATIONS.prepare,
     { paymentId, payerAddress, payAsset: assetInput(payAsset) },
   );
   return data.prepareCheckoutTransaction;
@@ -170,12 +182,10 @@ export interface Submission {
   resultCodes: string[];
 }
 
-const SUBMISSION_FIELDS = "txHash successful resultCodes";
 
 export async function submitTransaction(paymentId: string, signedXdr: string): Promise<Submission> {
   const data = await graphql<{ submitCheckoutTransaction: Submission }>(
-    `mutation ($paymentId: ID!, $signedXdr: String!) {
-      submitCheckoutTransaction(paymentId: $paymentId, signedXdr: $signedXdr) { ${SUBMISSION_FIELDS} } }`,
+    CHECKOUT_OPERATIONS.submit,
     { paymentId, signedXdr },
   );
   return data.submitCheckoutTransaction;
@@ -183,7 +193,7 @@ export async function submitTransaction(paymentId: string, signedXdr: string): P
 
 export async function payWithTestWallet(paymentId: string): Promise<Submission> {
   const data = await graphql<{ payWithTestWallet: Submission }>(
-    `mutation ($paymentId: ID!) { payWithTestWallet(paymentId: $paymentId) { ${SUBMISSION_FIELDS} } }`,
+    CHECKOUT_OPERATIONS.payWithTestWallet,
     { paymentId },
   );
   return data.payWithTestWallet;
