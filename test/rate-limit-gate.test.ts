@@ -72,6 +72,25 @@ const isRateLimited = (body: any) => body.errors?.[0]?.extensions?.code === "RAT
 /** How many windows of one second can have begun between `startedMs` and now. */
 const windowsSince = (startedMs: number) => 1 + Math.floor((Date.now() - startedMs) / 1000);
 
+/**
+ * A budget is a window of one second, so a scenario that spends one and then meets the refusal must
+ * run within one window. On a loaded machine an attempt may straddle two: it is run again (with fresh
+ * keys or addresses, by `attempt`) until one fits, at most five times; an attempt that fits must pass.
+ */
+async function inOneWindow(scenario: (attempt: number) => Promise<void>) {
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const started = Date.now();
+    try {
+      await scenario(attempt);
+    } catch (error) {
+      if (windowsSince(started) === 1) throw error;
+      continue;
+    }
+    if (windowsSince(started) === 1) return;
+  }
+  throw new Error("no attempt ran within one rate-limit window");
+}
+
 async function sandboxPayment(key: string) {
   const created = await t.api("POST", "/payments", { key, body: { amount: "1" } });
   expect(created.status).toBe(201);
@@ -80,30 +99,32 @@ async function sandboxPayment(key: string) {
 
 describe("finding 5: one budget per API key, whichever door it calls", () => {
   it("finding 5: a key's GraphQL request spends the budget REST then finds spent", async () => {
-    const m = await t.createMerchant();
-    const started = Date.now();
-    for (const size of aliasBatches(SANDBOX_PER_SECOND)) {
-      const spent = await t.graphql(`{ ${aliases(size, PAYMENTS_FIELD)} }`, {}, m.sandboxKey);
-      expect(spent.body.errors).toBeUndefined();
-    }
-    const rest = await t.api("GET", "/payments", { key: m.sandboxKey });
-    expect(windowsSince(started)).toBe(1);
-    expect(rest.status).toBe(429);
-    expect(rest.body).toEqual({ error: "Too many requests" });
-    expect(rest.headers.get("retry-after")).toBe("1");
+    const merchants = await Promise.all(Array.from({ length: 5 }, () => t.createMerchant()));
+    await inOneWindow(async (attempt) => {
+      const m = merchants[attempt - 1]!;
+      for (const size of aliasBatches(SANDBOX_PER_SECOND)) {
+        const spent = await t.graphql(`{ ${aliases(size, PAYMENTS_FIELD)} }`, {}, m.sandboxKey);
+        expect(spent.body.errors).toBeUndefined();
+      }
+      const rest = await t.api("GET", "/payments", { key: m.sandboxKey });
+      expect(rest.status).toBe(429);
+      expect(rest.body).toEqual({ error: "Too many requests" });
+      expect(rest.headers.get("retry-after")).toBe("1");
+    });
   });
 
   it("finding 5: a key that spent its budget on REST is refused on GraphQL with RATE_LIMITED and retryAfter", async () => {
-    const m = await t.createMerchant();
-    const started = Date.now();
-    const rest = await Promise.all(Array.from({ length: LIVE_PER_SECOND }, () => t.api("GET", "/payments", { key: m.liveKey })));
-    expect(rest.map((r) => r.status)).toEqual(Array(LIVE_PER_SECOND).fill(200));
-    const refused = await t.graphql(`{ ${PAYMENTS_FIELD} }`, {}, m.liveKey);
-    expect(windowsSince(started)).toBe(1);
-    expect(refused.body.data ?? null).toBeNull();
-    expect(refused.body.errors).toEqual([
-      expect.objectContaining({ message: "Too many requests", extensions: { code: "RATE_LIMITED", retryAfter: 1 } }),
-    ]);
+    const merchants = await Promise.all(Array.from({ length: 5 }, () => t.createMerchant()));
+    await inOneWindow(async (attempt) => {
+      const m = merchants[attempt - 1]!;
+      const rest = await Promise.all(Array.from({ length: LIVE_PER_SECOND }, () => t.api("GET", "/payments", { key: m.liveKey })));
+      expect(rest.map((r) => r.status)).toEqual(Array(LIVE_PER_SECOND).fill(200));
+      const refused = await t.graphql(`{ ${PAYMENTS_FIELD} }`, {}, m.liveKey);
+      expect(refused.body.data ?? null).toBeNull();
+      expect(refused.body.errors).toEqual([
+        expect.objectContaining({ message: "Too many requests", extensions: { code: "RATE_LIMITED", retryAfter: 1 } }),
+      ]);
+    });
   });
 
   it("finding 5: a GraphQL operation costs its size: one past the budget left is refused whole with RATE_LIMITED before anything runs", async () => {
@@ -115,14 +136,16 @@ describe("finding 5: one budget per API key, whichever door it calls", () => {
     expect(flood.body.errors[0].extensions.code).toBe(GRAPHQL_BOUNDS_CODE);
     expect(await t.database.db.payment.count()).toBe(before);
 
-    const started = Date.now();
-    const rest = await Promise.all(Array.from({ length: SANDBOX_PER_SECOND - 5 }, () => t.api("GET", "/payments", { key: m.sandboxKey })));
-    expect(rest.every((r) => r.status === 200)).toBe(true);
-    const refused = await create(GRAPHQL_BOUNDS.maxAliases, m.sandboxKey);
-    expect(windowsSince(started)).toBe(1);
-    expect(refused.body.errors).toHaveLength(1);
-    expect(refused.body.errors[0].extensions).toEqual({ code: "RATE_LIMITED", retryAfter: 1 });
-    expect(refused.body.data ?? null).toBeNull();
+    const merchants = await Promise.all(Array.from({ length: 5 }, () => t.createMerchant()));
+    await inOneWindow(async (attempt) => {
+      const key = merchants[attempt - 1]!.sandboxKey;
+      const rest = await Promise.all(Array.from({ length: SANDBOX_PER_SECOND - 5 }, () => t.api("GET", "/payments", { key })));
+      expect(rest.every((r) => r.status === 200)).toBe(true);
+      const refused = await create(GRAPHQL_BOUNDS.maxAliases, key);
+      expect(refused.body.errors).toHaveLength(1);
+      expect(refused.body.errors[0].extensions).toEqual({ code: "RATE_LIMITED", retryAfter: 1 });
+      expect(refused.body.data ?? null).toBeNull();
+    });
     expect(await t.database.db.payment.count()).toBe(before);
     // Within its budget the same mutation runs: the cost is by size, not by kind.
     const fits = await create(3, (await t.createMerchant()).sandboxKey);
@@ -131,25 +154,21 @@ describe("finding 5: one budget per API key, whichever door it calls", () => {
   });
 
   it("finding 5: an operation over /graphql/stream spends the same key's budget", async () => {
-    const m = await t.createMerchant();
-    const started = Date.now();
-    for (const size of aliasBatches(SANDBOX_PER_SECOND)) {
-      const stream = await fetch(`${t.url}/graphql/stream`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${m.sandboxKey}`, "content-type": "application/json", accept: "text/event-stream" },
-        body: JSON.stringify({ query: `{ ${aliases(size, PAYMENTS_FIELD)} }` }),
-      });
-      expect(await stream.text()).toContain('"hasNextPage":false');
-    }
-    expect((await t.api("GET", "/payments", { key: m.sandboxKey })).status).toBe(429);
-    expect(windowsSince(started)).toBe(1);
-
-    const refused = await fetch(`${t.url}/graphql/stream`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${m.sandboxKey}`, "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ query: `{ ${PAYMENTS_FIELD} }` }),
+    const merchants = await Promise.all(Array.from({ length: 5 }, () => t.createMerchant()));
+    await inOneWindow(async (attempt) => {
+      const key = merchants[attempt - 1]!.sandboxKey;
+      const stream = (query: string) =>
+        fetch(`${t.url}/graphql/stream`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "text/event-stream" },
+          body: JSON.stringify({ query }),
+        });
+      for (const size of aliasBatches(SANDBOX_PER_SECOND)) {
+        expect(await (await stream(`{ ${aliases(size, PAYMENTS_FIELD)} }`)).text()).toContain('"hasNextPage":false');
+      }
+      expect((await t.api("GET", "/payments", { key })).status).toBe(429);
+      expect(await (await stream(`{ ${PAYMENTS_FIELD} }`)).text()).toContain('"code":"RATE_LIMITED"');
     });
-    expect(await refused.text()).toContain('"code":"RATE_LIMITED"');
   });
 });
 
@@ -187,9 +206,9 @@ describe("finding 5: anonymous callers are limited per address", () => {
         graphqlFrom("127.0.0.21", "mutation ($id: ID!) { payWithTestWallet(paymentId: $id) { successful } }", { id: paymentId }),
       ),
     );
-    // 10 points each of 20 a second: two calls a window run, the rest never start.
+    // 10 points each (and 1 at the door) of 20 a second: at most two calls a window run, the rest
+    // never start (how many run depends on how the doors and the executions interleave).
     const ran = calls.filter((c) => !isRateLimited(c)).length;
-    expect(ran).toBeGreaterThanOrEqual(1);
     expect(ran).toBeLessThanOrEqual(2 * windowsSince(started));
     const refused = calls.filter(isRateLimited);
     expect(refused).toHaveLength(30 - ran);
@@ -209,40 +228,45 @@ describe("finding 5: anonymous callers are limited per address", () => {
       Array.from({ length: 20 }, () => graphqlFrom("127.0.0.31", prepare, { id: paymentId, payer: m.wallet.publicKey() })),
     );
     const ran = calls.filter((c) => !isRateLimited(c)).length;
-    expect(ran).toBeGreaterThanOrEqual(1);
     expect(ran).toBeLessThanOrEqual(4 * windowsSince(started));
     expect(calls.filter(isRateLimited)).toHaveLength(20 - ran);
+    // A payer at another address is not limited: its prepare reaches the ledger (which answers that
+    // this unfunded account must be funded first).
+    const alone = await graphqlFrom("127.0.0.32", prepare, { id: paymentId, payer: m.wallet.publicKey() });
+    expect(alone.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST" }, message: "payerAddress is not an account on the ledger (fund it first)" });
   });
 
   it("finding 5: checkout queries and subscriptions over /graphql/stream spend the address's budget", async () => {
     const m = await t.createMerchant();
     const paymentId = await sandboxPayment(m.sandboxKey);
-    const stream = (query: string) =>
-      requestFrom("127.0.0.41", "/graphql/stream", {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "text/event-stream" },
-        body: JSON.stringify({ query, variables: { id: paymentId } }),
-      });
-    const started = Date.now();
-    for (const size of aliasBatches(PUBLIC_PER_SECOND)) {
-      expect((await stream(`query ($id: ID!) { ${aliases(size, "checkout(id: $id) { id }")} }`)).text).toContain(paymentId);
-    }
-    // The refused subscription gets its one error event and the stream ends.
-    const refused = await stream("subscription ($id: ID!) { checkout(id: $id) { id } }");
-    expect(windowsSince(started)).toBe(1);
-    expect(refused.text).toContain('"code":"RATE_LIMITED"');
-    expect(refused.text).not.toContain(paymentId);
+    await inOneWindow(async (attempt) => {
+      const stream = (query: string) =>
+        requestFrom(`127.0.0.${40 + attempt}`, "/graphql/stream", {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "text/event-stream" },
+          body: JSON.stringify({ query, variables: { id: paymentId } }),
+        });
+      for (const size of aliasBatches(PUBLIC_PER_SECOND)) {
+        expect((await stream(`query ($id: ID!) { ${aliases(size, "checkout(id: $id) { id }")} }`)).text).toContain(paymentId);
+      }
+      // The refused subscription gets its one error event and the stream ends.
+      const refused = await stream("subscription ($id: ID!) { checkout(id: $id) { id } }");
+      expect(refused.text).toContain('"code":"RATE_LIMITED"');
+      expect(refused.text).not.toContain(paymentId);
+    });
   });
 
   it("finding 5: requests with no key or a wrong key spend the address's budget, then answer 429", async () => {
-    const answers = [];
-    for (let i = 0; i < PUBLIC_PER_SECOND + 5; i++) {
-      answers.push(await requestFrom("127.0.0.51", "/api/v1/payments", { headers: { authorization: "Bearer sk_test_guess" } }));
-    }
-    const statuses = answers.map((a) => a.status);
-    expect(statuses.slice(0, PUBLIC_PER_SECOND)).toEqual(Array(PUBLIC_PER_SECOND).fill(401));
-    expect(statuses.at(-1)).toBe(429);
-    expect(answers.at(-1)!.headers["retry-after"]).toBe("1");
+    await inOneWindow(async (attempt) => {
+      const answers = [];
+      for (let i = 0; i < PUBLIC_PER_SECOND + 5; i++) {
+        answers.push(await requestFrom(`127.0.0.${50 + attempt}`, "/api/v1/payments", { headers: { authorization: "Bearer sk_test_guess" } }));
+      }
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.slice(0, PUBLIC_PER_SECOND)).toEqual(Array(PUBLIC_PER_SECOND).fill(401));
+      expect(statuses.at(-1)).toBe(429);
+      expect(answers.at(-1)!.headers["retry-after"]).toBe("1");
+    });
   });
 });
 
