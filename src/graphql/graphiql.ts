@@ -5,8 +5,9 @@
 //
 // Keys: in production (config.production) an anonymous caller gets no introspection, so GraphiQL
 // shows its schema only once the user puts `{"Authorization": "Bearer <key>"}` in the headers
-// editor, which opens with the page. Headers are not persisted in localStorage (a key would outlive
-// the tab on a shared machine): the user pastes the key again after a reload.
+// editor, which opens with the page, and re-fetches the schema (GraphiQL does not on its own).
+// Headers are not persisted in localStorage (a key would outlive the tab on a shared machine): the
+// user pastes the key again after a reload.
 import type { GraphiQLOptions } from "graphql-yoga";
 
 export const GRAPHIQL_OPTIONS: GraphiQLOptions = {
@@ -15,9 +16,10 @@ export const GRAPHIQL_OPTIONS: GraphiQLOptions = {
   isHeadersEditorEnabled: true,
   defaultEditorToolsVisibility: "headers",
   defaultQuery: [
-    "# Put your API key in the Headers tab below, then run:",
+    "# Put your API key in Headers below:",
     '#   {"Authorization": "Bearer pk_test_..."}',
-    "# Without a key, production answers no introspection (no docs, no completion).",
+    "# then re-fetch the schema (the round arrow,",
+    "# bottom left) for the docs and completion.",
     "",
     "{ payments(first: 5) { edges { node { id status amount } } } }",
     "",
