@@ -59,7 +59,7 @@ describe("GraphiQL at /graphql", () => {
     await page.locator(".graphiql-response").getByText(payment.body.id).waitFor();
 
     await page.screenshot({ path: screenshotPath("graphiql") });
-    // The key is not kept in the browser's storage after the tab is closed.
+    // The key is not written to the browser's storage, where it would outlive the tab.
     expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(merchant.sandboxKey);
     await page.close();
     expect(outside).toEqual([]);
