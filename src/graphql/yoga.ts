@@ -1,7 +1,8 @@
 // graphql-yoga at /graphql. Expected errors (DomainError) keep their message and carry
 // extensions.code; anything else is masked. The GraphQL bounds (src/gate/graphql-bounds.ts) refuse
 // an operation before it executes; the body limit is REST's; browsers of other origins may call only
-// from CORS_ORIGINS (the checkout page and the dashboard are same-origin).
+// from CORS_ORIGINS (the checkout page and the dashboard are same-origin). A browser's GET (Accept:
+// text/html) gets GraphiQL (graphiql.ts), served from the installed package.
 import { GraphQLError } from "graphql";
 import { type Plugin, createYoga, maskError } from "graphql-yoga";
 import { DomainError } from "../errors.ts";
@@ -10,6 +11,7 @@ import { audienceOf, graphqlBoundsPlugins } from "../gate/graphql-bounds.ts";
 import { type GraphQLRateGate, useRateLimits } from "../gate/rate-limit.graphql.ts";
 import { MAX_BODY_BYTES } from "../rest/body.ts";
 import { type GraphQLContext, callerScope, knownCallerScope } from "./context.ts";
+import { GRAPHIQL_OPTIONS, renderGraphiQLPage } from "./graphiql.ts";
 import { schema } from "./schema.ts";
 
 export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: GraphQLRateGate) {
@@ -20,6 +22,8 @@ export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: Grap
     schema,
     graphqlEndpoint: "/graphql",
     landingPage: false,
+    graphiql: GRAPHIQL_OPTIONS,
+    renderGraphiQL: renderGraphiQLPage,
     logging: false,
     maxRequestBodySize: MAX_BODY_BYTES,
     cors: (request) => corsOptionsFor(request, corsOrigins, ["GET", "POST"]),
