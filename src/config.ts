@@ -99,8 +99,11 @@ export class ConfigError extends Error {
 const DEFAULT_MAX_WORKERS = 4;
 
 export const DEFAULT_DATABASE_URL = `file:${resolve("data", "stellar-pay.db")}`;
+/** `npm run demo`'s own database: its demo organization and payments stay out of `npm start`'s. */
+export const DEMO_DATABASE_URL = `file:${resolve("data", "demo.db")}`;
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+/** `demo`: the process runs `npm run demo` (main.ts --demo), whose database defaults to DEMO_DATABASE_URL. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, options: { demo?: boolean } = {}): Config {
   // Empty variables count as unset, as shells and .env files often leave them.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(present);
@@ -112,7 +115,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.LEDGER === "simulated" && e.WORKERS !== undefined && e.WORKERS > 1) {
     throw new ConfigError(["WORKERS: must be 1 with LEDGER=simulated (its simulated networks live in one process)"]);
   }
-  const databaseUrl = e.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  const databaseUrl = e.DATABASE_URL ?? (options.demo ? DEMO_DATABASE_URL : DEFAULT_DATABASE_URL);
   return {
     port: e.PORT,
     host: e.HOST,

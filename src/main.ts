@@ -14,7 +14,7 @@ const serveRequests: typeof import("./serve-requests.ts").serveRequests = async 
 async function main() {
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(process.env, { demo: process.argv.includes("--demo") });
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);

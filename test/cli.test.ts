@@ -193,10 +193,125 @@ describe("admin CLI", () => {
       expect(await t.database.db.exchangeRate.count({ where: { organizationId: orgId } })).toBe(0);
     });
 
-    it("an unknown command prints the usage", async () => {
-      const [unknown, none] = await Promise.all([admin(["org", "delete"]), admin([])]);
-      expectFailure(unknown, "usage:");
-      expectFailure(none, "usage:");
+    it("an unknown command or flag is named on stderr with where help is", async () => {
+      const [command, flag, stray] = await Promise.all([
+        admin(["org", "delete"]),
+        admin(["org", "create", "--nme", "Typo"]),
+        admin(["org", "list", "extra"]),
+      ]);
+      expectFailure(command, 'unknown command "org delete": see npm run --silent admin -- --help');
+      expectFailure(flag, "Unknown option '--nme'");
+      expect(flag.stderr).toContain("see npm run --silent admin -- org create --help");
+      expectFailure(stray, "see npm run --silent admin -- org list --help");
+      expect(await t.database.db.organization.count({ where: { name: "Typo" } })).toBe(0);
+    });
+  });
+
+  describe("help: on stdout, exit 0, written from the command table", () => {
+    const everyCommand = ["org create", "org list", "wallet set", "wallet list", "asset enable", "rate set", "key create", "key list", "key revoke", "webhook-secrets reencrypt"];
+
+    it("--help, help and no arguments list every command", async () => {
+      const results = await Promise.all([admin(["--help"]), admin(["help"]), admin([])]);
+      for (const result of results) {
+        expectOk(result);
+        expect(result.stdout).toContain("usage: npm run --silent admin -- <command>");
+        for (const name of everyCommand) expect(result.stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+      }
+      expect(results[1]!.stdout).toBe(results[0]!.stdout);
+      expect(results[2]!.stdout).toBe(results[0]!.stdout);
+    });
+
+    it("<command> --help shows its flags and what it prints, and runs nothing", async () => {
+      const [orgCreate, keyCreate, keyList, group] = await Promise.all([
+        admin(["org", "create", "--help"]),
+        admin(["key", "create", "--help"]),
+        admin(["key", "list", "--org", "org_unknown", "-h"]),
+        admin(["key", "--help"]),
+      ]);
+      for (const result of [orgCreate, keyCreate, keyList, group]) expectOk(result);
+      expect(orgCreate.stdout).toContain("usage: npm run --silent admin -- org create --name NAME");
+      expect(orgCreate.stdout).toMatch(/^prints: \{"organization_id":"org_\.\.\.","sandbox_api_key":"pk_test_\.\.\."/m);
+      expect(keyCreate.stdout).toContain("usage: npm run --silent admin -- key create --org ID --environment sandbox|production");
+      expect(keyCreate.stdout).toMatch(/^  --org ID +organization id/m);
+      expect(keyCreate.stdout).toMatch(/^prints: \{"api_key":/m);
+      expect(keyList.stdout).toContain("usage: npm run --silent admin -- key list --org ID");
+      expect(group.stdout).toMatch(/^  key create /m);
+      expect(group.stdout).not.toMatch(/^  org create /m);
+      expect(await t.database.db.organization.count({ where: { name: "NAME" } })).toBe(0);
+    });
+  });
+
+  describe("lists", () => {
+    it("org list: every organization with id, name and creation time", async () => {
+      const created = await admin(["org", "create", "--name", "Listed Bakery"]);
+      const list = await admin(["org", "list"]);
+      expectOk(list);
+      expect(Object.keys(list.json)).toEqual(["organizations"]);
+      const row = list.json.organizations.find((o: { id: string }) => o.id === created.json.organization_id);
+      const stored = await t.database.db.organization.findUniqueOrThrow({ where: { id: created.json.organization_id } });
+      expect(row).toEqual({ id: stored.id, name: "Listed Bakery", created_at: stored.createdAt.toISOString() });
+      expect(list.json.organizations.length).toBe(await t.database.db.organization.count());
+    });
+
+    it("key list: each key by id, environment, display prefix, created and revoked, never the key or its hash", async () => {
+      const org = await admin(["org", "create", "--name", "Key Lister"]);
+      const orgId: string = org.json.organization_id;
+      const extra: string = (await admin(["key", "create", "--org", orgId, "--environment", "sandbox"])).json.api_key;
+      expectOk(await admin(["key", "revoke", "--key-prefix", extra.slice(0, 16)]));
+      const list = await admin(["key", "list", "--org", orgId]);
+      expectOk(list);
+
+      const stored = await t.database.db.apiKey.findMany({ where: { organizationId: orgId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+      expect(stored).toHaveLength(3);
+      expect(list.json).toEqual({
+        api_keys: stored.map((key) => ({
+          id: key.id,
+          environment: key.environment,
+          prefix: key.prefix,
+          created_at: key.createdAt.toISOString(),
+          revoked_at: key.revokedAt?.toISOString() ?? null,
+        })),
+      });
+      const byPrefix = (key: string) => list.json.api_keys.find((k: { prefix: string }) => k.prefix === key.slice(0, 16));
+      expect(byPrefix(org.json.sandbox_api_key)).toMatchObject({ environment: "sandbox", revoked_at: null });
+      expect(byPrefix(org.json.live_api_key)).toMatchObject({ environment: "production", revoked_at: null });
+      expect(byPrefix(extra).revoked_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+      // No secret: not a key, not a hash, not even the part of a key after its prefix.
+      for (const key of [org.json.sandbox_api_key, org.json.live_api_key, extra]) expect(list.stdout).not.toContain(key.slice(16));
+      for (const { hash } of stored) expect(list.stdout).not.toContain(hash);
+
+      expectFailure(await admin(["key", "list", "--org", "org_unknown"]), "organization not found");
+    });
+
+    it("wallet list: the settlement wallet and enabled assets of each environment", async () => {
+      const orgId: string = (await admin(["org", "create", "--name", "Wallet Lister"])).json.organization_id;
+      const empty = await admin(["wallet", "list", "--org", orgId]);
+      expectOk(empty);
+      expect(empty.json).toEqual({
+        wallets: [
+          { environment: "sandbox", settlement_address: null, enabled_assets: [{ code: "XLM", issuer: null }] },
+          { environment: "production", settlement_address: null, enabled_assets: [{ code: "XLM", issuer: null }] },
+        ],
+      });
+
+      const wallet = Keypair.random().publicKey();
+      const issuer = Keypair.random().publicKey();
+      expectOk(await admin(["wallet", "set", "--org", orgId, "--environment", "production", "--address", wallet]));
+      expectOk(await admin(["asset", "enable", "--org", orgId, "--environment", "production", "--code", "USDC", "--issuer", issuer]));
+      const list = await admin(["wallet", "list", "--org", orgId]);
+      expectOk(list);
+      expect(list.json).toEqual({
+        wallets: [
+          { environment: "sandbox", settlement_address: null, enabled_assets: [{ code: "XLM", issuer: null }] },
+          {
+            environment: "production",
+            settlement_address: wallet,
+            enabled_assets: [{ code: "XLM", issuer: null }, { code: "USDC", issuer }],
+          },
+        ],
+      });
+
+      expectFailure(await admin(["wallet", "list", "--org", "org_unknown"]), "organization not found");
     });
   });
 

@@ -1,124 +1,69 @@
-// Operator commands. Each prints one JSON object on its last line of stdout and exits 0; on error,
-// a message on stderr and exit 1. Uses the same DATABASE_URL as the server (and migrates it first).
-import { existsSync } from "node:fs";
+// Operator commands (the table in admin-commands.ts). Each prints one JSON object on its last line
+// of stdout and exits 0; on error, a message on stderr and exit 1. Help goes to stdout, exit 0.
+// Uses the same DATABASE_URL as the server (and migrates it first).
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.ts";
-import { ENVIRONMENTS, type Deps, type Environment } from "../context.ts";
 import { openDatabase } from "../db/client.ts";
 import { migrateDatabase } from "../db/migrate.ts";
 import { DomainError } from "../errors.ts";
-import { createApiKey, revokeApiKey } from "../modules/api-keys/api-keys.service.ts";
-import { resealWebhookSecrets } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
-import {
-  createOrganization,
-  enableAsset,
-  requireOrganization,
-  setExchangeRate,
-  setSettlementWallet,
-} from "../modules/organizations/organizations.service.ts";
 import { systemClock } from "../shared/clock.ts";
 import { timeOrderedIds } from "../shared/ids.ts";
+import { UsageError, commands } from "./admin-commands.ts";
+import { RUN, commandHelp, usage } from "./admin-help.ts";
 
-const USAGE = `usage: npm run --silent admin -- <command>
-  org create --name NAME
-  wallet set --org ID --environment sandbox|production --address G...
-  asset enable --org ID --environment sandbox|production --code CODE --issuer G...
-  rate set --org ID --environment sandbox|production --currency USD --asset CODE --price P
-  key create --org ID --environment sandbox|production
-  key revoke --key-prefix PREFIX
-  webhook-secrets reencrypt        (encrypts every webhook secret with the first of WEBHOOK_SECRET_KEYS)`;
+const isHelp = (arg: string | undefined) => arg === "--help" || arg === "-h" || arg === "help";
 
-class UsageError extends Error {}
-
-type Options = Record<string, string | undefined>;
-
-function required(options: Options, name: string): string {
-  const value = options[name];
-  if (!value) throw new UsageError(`--${name} is required`);
-  return value;
+/** What argv asks for: help text to print, or a command to run with its flags. */
+function parse(argv: string[]): { help: string } | { name: string; flags: Record<string, string> } {
+  if (argv.length === 0 || isHelp(argv[0])) return { help: usage() };
+  const name = argv.slice(0, 2).join(" ");
+  const command = commands[name];
+  if (!command) {
+    // `admin org --help`: the commands of that group.
+    const group = Object.keys(commands).filter((n) => n.startsWith(`${argv[0]} `));
+    if (group.length && isHelp(argv[1])) return { help: usage(group) };
+    throw new UsageError(`unknown command "${name}": see ${RUN} --help`);
+  }
+  const seeHelp = `see ${RUN} ${name} --help`;
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv.slice(2),
+      strict: true,
+      allowPositionals: false,
+      options: {
+        help: { type: "boolean", short: "h" },
+        ...Object.fromEntries(Object.keys(command.flags).map((flag) => [flag, { type: "string" as const }])),
+      },
+    }));
+  } catch (error) {
+    // parseArgs names the problem: an unknown flag, a flag without its value, a stray argument.
+    throw new UsageError(`${(error as Error).message.split("\n")[0]}: ${seeHelp}`);
+  }
+  if (values.help) return { help: commandHelp(name) };
+  for (const flag of Object.keys(command.flags)) {
+    if (!values[flag]) throw new UsageError(`--${flag} is required: ${seeHelp}`);
+  }
+  return { name, flags: values as Record<string, string> };
 }
 
-function environment(options: Options): Environment {
-  const value = required(options, "environment");
-  if (!ENVIRONMENTS.includes(value as Environment)) throw new UsageError("--environment must be sandbox or production");
-  return value as Environment;
-}
-
-const commands: Record<string, (deps: Deps, o: Options) => Promise<object>> = {
-  "org create": (deps, o) => createOrganization(deps, { name: required(o, "name") }),
-  "wallet set": async (deps, o) => {
-    await setSettlementWallet(deps, { organizationId: required(o, "org"), environment: environment(o), address: required(o, "address") });
-    return { ok: true };
-  },
-  "asset enable": async (deps, o) => {
-    await enableAsset(deps, {
-      organizationId: required(o, "org"),
-      environment: environment(o),
-      code: required(o, "code"),
-      issuer: required(o, "issuer"),
-    });
-    return { ok: true };
-  },
-  "rate set": async (deps, o) => {
-    await setExchangeRate(deps, {
-      organizationId: required(o, "org"),
-      environment: environment(o),
-      currency: required(o, "currency"),
-      assetCode: required(o, "asset"),
-      price: required(o, "price"),
-    });
-    return { ok: true };
-  },
-  "key create": async (deps, o) => {
-    const organizationId = required(o, "org");
-    await requireOrganization(deps, organizationId);
-    return { api_key: await createApiKey(deps, { organizationId, environment: environment(o) }) };
-  },
-  "key revoke": async (deps, o) => {
-    await revokeApiKey(deps, { prefix: required(o, "key-prefix") });
-    return { ok: true };
-  },
-  // After a key rotation: once this reports nothing unreadable, the old keys can be dropped.
-  "webhook-secrets reencrypt": async (deps) => {
-    // A key file made here (another directory than the service's) would seal secrets the service cannot open.
-    const { webhookSecretKeys, webhookSecretKeyFile } = deps.config;
-    if (webhookSecretKeys.length === 0 && !existsSync(webhookSecretKeyFile)) {
-      throw new UsageError(`no key: set WEBHOOK_SECRET_KEYS as the service has it (${webhookSecretKeyFile} does not exist)`);
-    }
-    const result = await resealWebhookSecrets(deps);
-    if (result.unreadable > 0) {
-      throw new Error(
-        `${result.unreadable} webhook secrets are encrypted with keys that are not configured (${result.missingKeyIds.join(", ")}): ` +
-          `add them to WEBHOOK_SECRET_KEYS and run this again (${result.resealed} re-encrypted)`,
-      );
-    }
-    return { reencrypted: result.resealed };
-  },
-};
-
-async function run(argv: string[]): Promise<object> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: Object.fromEntries(
-      ["name", "org", "environment", "address", "code", "issuer", "currency", "asset", "price", "key-prefix"].map((n) => [n, { type: "string" as const }]),
-    ),
-  });
-  const command = commands[positionals.slice(0, 2).join(" ")];
-  if (!command || positionals.length !== 2) throw new UsageError(USAGE);
+async function run(argv: string[]): Promise<string> {
+  const request = parse(argv);
+  if ("help" in request) return request.help;
   const config = loadConfig();
   await migrateDatabase(config.databaseUrl);
   const database = openDatabase(config.databaseUrl);
   try {
-    return await command({ db: database.db, config, clock: systemClock, ids: timeOrderedIds }, values as Options);
+    const result = await commands[request.name]!.run({ db: database.db, config, clock: systemClock, ids: timeOrderedIds }, request.flags);
+    return JSON.stringify(result);
   } finally {
     await database.close();
   }
 }
 
 run(process.argv.slice(2)).then(
-  (result) => {
-    console.log(JSON.stringify(result));
+  (output) => {
+    console.log(output);
   },
   (error: unknown) => {
     const message =

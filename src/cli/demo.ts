@@ -1,6 +1,7 @@
 // `npm run demo`: the whole service offline on the simulated network. Creates (or reuses) a demo
 // organization with a funded settlement wallet, creates a payment, funds a payer, and prints what a
-// new user needs: the checkout URL, the payer's secret, a sandbox API key.
+// new user needs: the organization id, the API keys made, the checkout URL, the payer's secret.
+// Its database is its own (data/demo.db unless DATABASE_URL is set: config.ts).
 import { Keypair, Networks } from "@stellar/stellar-sdk";
 import type { Deps } from "../context.ts";
 import type { Ledger } from "../ledger/ledger.ts";
@@ -16,9 +17,17 @@ export async function setUpDemo(deps: Deps, ledger: Ledger) {
   if (!network) throw new Error("The demo runs on the simulated network: start it with LEDGER=simulated");
 
   const existing = await deps.db.organization.findFirst({ where: { name: DEMO_NAME }, orderBy: { createdAt: "asc" } });
-  const organizationId = existing?.id ?? (await createOrganization(deps, { name: DEMO_NAME })).organization_id;
-  // Keys are stored hashed: a fresh sandbox key is the only way to show one again.
-  const apiKey = await createApiKey(deps, { organizationId, environment: "sandbox" });
+  let organizationId: string;
+  let apiKeys: { sandbox: string; live?: string };
+  if (existing) {
+    organizationId = existing.id;
+    // Keys are stored hashed: a fresh sandbox key is the only way to show one again.
+    apiKeys = { sandbox: await createApiKey(deps, { organizationId, environment: "sandbox" }) };
+  } else {
+    const created = await createOrganization(deps, { name: DEMO_NAME });
+    organizationId = created.organization_id;
+    apiKeys = { sandbox: created.sandbox_api_key, live: created.live_api_key };
+  }
   const scope = { organizationId, environment: "sandbox" as const, apiKeyId: "demo" };
 
   let settlementAddress = (await loadSettings(deps, scope)).settlementAddress;
@@ -32,13 +41,21 @@ export async function setUpDemo(deps: Deps, ledger: Ledger) {
   const payment = await createPayment({ ...deps, scope }, { amount: 25n * 10_000_000n, description: "Demo order: 25 XLM" });
   const payer = Keypair.random();
   await network.fund(payer.publicKey());
-  return { organizationId, apiKey, payer, payment: paymentJson(payment, deps.config.publicUrl) };
+  return { organizationId, apiKeys, payer, payment: paymentJson(payment, deps.config.publicUrl) };
 }
 
-export function printDemo(demo: Awaited<ReturnType<typeof setUpDemo>>, horizonUrl: string) {
+export function printDemo(demo: Awaited<ReturnType<typeof setUpDemo>>, horizonUrl: string, databaseUrl: string) {
   const i = demo.payment.payment_instructions;
+  const live = demo.apiKeys.live ? `\n  Live API key:       ${demo.apiKeys.live}   (production)` : "";
+  // A PostgreSQL URL may hold a password: it is named, not printed.
+  const database = databaseUrl.startsWith("file:")
+    ? `${databaseUrl}   (the demo's own; DATABASE_URL=${databaseUrl} npm run --silent admin -- ... to manage it)`
+    : "DATABASE_URL (PostgreSQL)";
   console.log(`
 Demo ready (simulated Stellar test network, offline).
+  Database:           ${database}
+  Organization:       ${demo.organizationId}
+  Sandbox API key:    ${demo.apiKeys.sandbox}   (new this run: keys are shown only once)${live}
   Checkout URL:       ${demo.payment.checkout_url}
   Payment:            ${demo.payment.id} (${demo.payment.amount} XLM)
   Pay to:             ${i.muxed_destination}
@@ -46,6 +63,5 @@ Demo ready (simulated Stellar test network, offline).
   Payer secret:       ${demo.payer.secret()}   (10,000 XLM; import it in a wallet or sign with the SDK)
   Payer address:      ${demo.payer.publicKey()}
   Horizon:            ${horizonUrl}
-  Sandbox API key:    ${demo.apiKey}
 `);
 }

@@ -34,6 +34,22 @@ export async function revokeApiKey(deps: Deps, input: { prefix: string }) {
   if (count === 0) throw badRequest(`key-prefix ${input.prefix} names no active key`);
 }
 
+/** An organization's keys, oldest first, by display prefix: never the key or its hash. */
+export async function listApiKeys(deps: Deps, organizationId: string) {
+  const rows = await deps.db.apiKey.findMany({
+    where: { organizationId },
+    select: { id: true, environment: true, prefix: true, createdAt: true, revokedAt: true },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    environment: row.environment,
+    prefix: row.prefix,
+    created_at: row.createdAt.toISOString(),
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+  }));
+}
+
 /** The caller's scope, or null for a missing, malformed, unknown or revoked key. */
 export async function authenticateApiKey(deps: Deps, key: string | null | undefined): Promise<Scope | null> {
   if (!key || !KEY_PATTERN.test(key)) return null;

@@ -1,6 +1,6 @@
 // Organizations and their per-environment settings: settlement wallet, enabled assets, price table.
 // Used by the operator CLI; the payment services read the settings through loadSettings.
-import type { Deps, Environment, Scope } from "../../context.ts";
+import { ENVIRONMENTS, type Deps, type Environment, type Scope } from "../../context.ts";
 import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, isStellarAddress } from "../../shared/assets.ts";
@@ -23,6 +23,27 @@ export async function requireOrganization(deps: Deps, organizationId: string) {
   const org = await deps.db.organization.findUnique({ where: { id: organizationId } });
   if (!org) throw notFound();
   return org;
+}
+
+/** Every organization, oldest first: what an operator lists. */
+export async function listOrganizations(deps: Deps) {
+  const rows = await deps.db.organization.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  return rows.map((row) => ({ id: row.id, name: row.name, created_at: row.createdAt.toISOString() }));
+}
+
+/** Per environment: where payments settle (null until set) and the assets they may be made in. */
+export async function listSettlementWallets(deps: Deps, organizationId: string) {
+  await requireOrganization(deps, organizationId);
+  return Promise.all(
+    ENVIRONMENTS.map(async (environment) => {
+      const settings = await loadSettings(deps, { organizationId, environment });
+      return {
+        environment,
+        settlement_address: settings.settlementAddress,
+        enabled_assets: settings.enabledAssets.map((asset) => ({ code: asset.code, issuer: asset.issuer })),
+      };
+    }),
+  );
 }
 
 export async function setSettlementWallet(

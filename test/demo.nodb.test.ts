@@ -1,0 +1,55 @@
+// `npm run demo` as a newcomer runs it: its own database, apart from `npm start`'s, and the
+// organization id and API keys it made printed. Run in a temporary directory, where ./data is new.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_DATABASE_URL, DEMO_DATABASE_URL, loadConfig } from "../src/config.ts";
+
+const root = resolve(import.meta.dirname, "..");
+const cwd = mkdtempSync(join(tmpdir(), "demo-"));
+let demo: ChildProcess | undefined;
+
+afterAll(() => {
+  demo?.kill("SIGKILL");
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+/** Starts `tsx src/main.ts --demo` (what `npm run demo` runs) and resolves with its output once the demo is ready. */
+function runDemo(): Promise<string> {
+  return new Promise((done, fail) => {
+    demo = spawn(process.execPath, // tsx by path: the temporary directory has no node_modules to find it in.
+    ["--import", pathToFileURL(join(root, "node_modules/tsx/dist/loader.mjs")).href, join(root, "src/main.ts"), "--demo"], {
+      cwd,
+      env: { PATH: process.env.PATH!, LEDGER: "simulated", PORT: "0", LOG_LEVEL: "warn" },
+    });
+    let output = "";
+    demo.stdout!.on("data", (chunk) => {
+      output += chunk;
+      if (/Horizon: .*\n/.test(output)) done(output);
+    });
+    demo.stderr!.on("data", (chunk) => (output += chunk));
+    demo.on("exit", (code) => fail(new Error(`demo exited (${code}) before it was ready:\n${output}`)));
+  });
+}
+
+describe("npm run demo", () => {
+  it("defaults to its own database, data/demo.db, unless DATABASE_URL is set", () => {
+    expect(loadConfig({}, { demo: true }).databaseUrl).toBe(DEMO_DATABASE_URL);
+    expect(DEMO_DATABASE_URL).toBe(`file:${resolve("data", "demo.db")}`);
+    expect(DEMO_DATABASE_URL).not.toBe(DEFAULT_DATABASE_URL);
+    expect(loadConfig({ DATABASE_URL: "file:/tmp/mine.db" }, { demo: true }).databaseUrl).toBe("file:/tmp/mine.db");
+  });
+
+  it("creates data/demo.db, not npm start's database, and prints the organization and the keys it made", { timeout: 120_000 }, async () => {
+    const output = await runDemo();
+    expect(output).toContain(`Database:           file:${join(cwd, "data", "demo.db")}`);
+    expect(output).toMatch(/^  Organization: +org_[0-9A-Za-z]+$/m);
+    expect(output).toMatch(/^  Sandbox API key: +pk_test_[0-9A-Za-z]{32} /m);
+    expect(output).toMatch(/^  Live API key: +pk_live_[0-9A-Za-z]{32} /m);
+    expect(existsSync(join(cwd, "data", "demo.db"))).toBe(true);
+    expect(existsSync(join(cwd, "data", "stellar-pay.db"))).toBe(false);
+  });
+});
