@@ -2,6 +2,7 @@
 // Web-standard fetch and as a node:http listener (which serves /api/v1 and payment link visits
 // without the Web-standard adapter), and the background workers that belong to it. Only main.ts
 // calls start().
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServerAdapter } from "@whatwg-node/server";
 import type { Deps } from "./context.ts";
@@ -106,6 +107,23 @@ export function buildApp(deps: AppDeps): App {
   });
   const transportHeaders = transportSecurityHeaders(deps.config.publicUrl);
 
+  /**
+   * One info line per request when its answer is sent, on every door: the path without its query
+   * (a query may carry anything), the status, the time taken and a random id, which the caller also
+   * gets as X-Request-Id to quote.
+   */
+  function logRequest(req: IncomingMessage, res: ServerResponse, path: string): string {
+    const started = performance.now();
+    const requestId = randomUUID();
+    res.setHeader("x-request-id", requestId);
+    // "close", not "finish": a stream the caller hangs up on never finishes, and is logged too.
+    res.once("close", () => {
+      const duration_ms = Math.round((performance.now() - started) * 1000) / 1000;
+      deps.logger.info("request", { method: req.method, url: path, status: res.statusCode, duration_ms, request_id: requestId });
+    });
+    return requestId;
+  }
+
   // A GraphQL request pays its first rate-limit point here, before yoga or graphql-sse parse
   // anything: a caller over budget costs an authentication and a count, nothing more.
   const isGraphQLPath = (path: string) => path === "/graphql" || path === SSE_PATH;
@@ -124,6 +142,7 @@ export function buildApp(deps: AppDeps): App {
       // Set before any door writes its head: every answer of every door carries them.
       for (const [name, value] of Object.entries(transportHeaders)) res.setHeader(name, value);
       const path = req.url?.split("?", 1)[0] ?? "";
+      const requestId = logRequest(req, res, path);
       const linkId = paymentLinkIdOf(path);
       if (!isApiPath(path) && !linkId) {
         const enter = () => {
@@ -139,9 +158,9 @@ export function buildApp(deps: AppDeps): App {
       }
       const answer = linkId
         ? handlePaymentLinkVisit(deps, rateLimits, { method: req.method ?? "GET", linkId, clientAddress: addressOfNodeRequest(req, deps.config.trustProxy) })
-        : rest(apiRequestFromNode(req, deps.config.trustProxy));
+        : rest({ ...apiRequestFromNode(req, deps.config.trustProxy), requestId });
       void answer
-        .catch((error: unknown) => errorResponse(error, deps.logger))
+        .catch((error: unknown) => errorResponse(error, deps.logger, {}, requestId))
         .then((response) => {
           sendNode(res, response);
           wakeAfterWrite(req.method, linkId !== null);

@@ -39,7 +39,8 @@ export const serviceEnv = (databaseUrl: string, extra: Record<string, string> = 
   PORT: "0",
   RATE_LIMIT_LIVE: "0",
   RATE_LIMIT_SANDBOX: "0",
-  LOG_LEVEL: "warn",
+  // BENCH_LOG_LEVEL=info measures with the request lines written (the service writes them by default).
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
   ...extra,
 });
 

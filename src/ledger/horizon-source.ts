@@ -54,10 +54,12 @@ export interface HorizonSourceOptions {
 
 export class HorizonSource implements LedgerSource {
   readonly networkPassphrase: string;
+  readonly url: string;
   private readonly server: Horizon.Server;
 
   constructor(private readonly options: HorizonSourceOptions) {
     this.networkPassphrase = options.networkPassphrase;
+    this.url = options.url;
     this.server = new Horizon.Server(options.url, { allowHttp: options.url.startsWith("http:") });
   }
 

@@ -70,6 +70,8 @@ export interface PaymentStreamHandlers {
 
 export interface LedgerSource {
   readonly networkPassphrase: string;
+  /** where the network is reached, for log lines */
+  readonly url: string;
   /** Every payment operation involving `account` after `cursor` (exclusive), then new ones live. */
   streamPayments(account: string, cursor: string, handlers: PaymentStreamHandlers): { close(): void };
   /** The paging token of the newest payment of `account` created before `before`, or "0". */

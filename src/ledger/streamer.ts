@@ -11,6 +11,7 @@ import { LATE_WINDOW_MS, LEDGER_COMPLETES, completesLate, ledgerWatchedWhere } f
 import type { Logger } from "../shared/logger.ts";
 import type { AccountLocks } from "./account-locks.ts";
 import type { LedgerSource } from "./ledger-source.ts";
+import { type OutageReport, createOutageReport } from "./outage-report.ts";
 import { verifyLedgerPayments } from "./verifier.ts";
 
 /** How far before a wallet's oldest open payment a fresh stream starts, for clock differences. */
@@ -53,6 +54,8 @@ export interface StreamerOptions {
   /** how often the set of wallets is re-read */
   refreshMs?: number;
   backoff?: { initialMs: number; maxMs: number };
+  /** how often a network that stays unreachable is summarized in the log */
+  outageSummaryMs?: number;
   /** called after a page's outcomes committed events to the outbox (the webhook worker wakes) */
   onEventsCommitted?: () => void;
 }
@@ -74,6 +77,13 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
   const refreshMs = options.refreshMs ?? 1000;
   const backoff = options.backoff ?? { initialMs: 500, maxMs: 30_000 };
   const streams = new Map<string, AccountStream>();
+  /** per network, shared by its wallets' streams: one warning for an unreachable Horizon, not one per wallet */
+  const outages = new Map<string, OutageReport>();
+  const outageOf = (source: LedgerSource) => {
+    let report = outages.get(source.networkPassphrase);
+    if (!report) outages.set(source.networkPassphrase, (report = createOutageReport(deps, source.url, options.outageSummaryMs)));
+    return report;
+  };
   let timer: NodeJS.Timeout | undefined;
   let refreshing: Promise<void> = Promise.resolve();
   let stopped = true;
@@ -106,7 +116,12 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
   function openAccountStream(networkPassphrase: string, account: string): AccountStream {
     const source = options.sourceFor(networkPassphrase);
     const position = { networkPassphrase, account };
+    const outage = outageOf(source);
     let closed = false;
+    /** whether the failure at hand is the network's (Horizon) rather than ours (the database, the verifier) */
+    let networkFailed = false;
+    /** a connection that stays up this long has reached the network */
+    let settled: NodeJS.Timeout | undefined;
     let failures = 0;
     let connection: { close(): void } | null = null;
     let retry: NodeJS.Timeout | undefined;
@@ -130,27 +145,40 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
         oldestOpen = undefined;
         throw error;
       });
-      const cursor = await source.cursorBefore(account, new Date((await oldestOpen).getTime() - FIRST_CURSOR_MARGIN_MS));
+      const before = new Date((await oldestOpen).getTime() - FIRST_CURSOR_MARGIN_MS);
+      networkFailed = true;
+      const cursor = await source.cursorBefore(account, before);
+      networkFailed = false;
+      outage.reached();
       await deps.db.ledgerCursor.upsert({ where, create: { ...position, cursor }, update: {} });
       return (await deps.db.ledgerCursor.findUniqueOrThrow({ where })).cursor;
     }
 
     function retryLater(error: unknown) {
+      clearTimeout(settled);
       if (closed) return;
       const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** failures);
       failures++;
-      deps.logger.warn("ledger stream interrupted; resuming", { account, network: networkPassphrase, retryInMs: delay, error });
+      if (networkFailed) outage.failed(error);
+      else deps.logger.warn("ledger stream interrupted; resuming", { account, network: networkPassphrase, retryInMs: delay, error });
       retry = setTimeout(() => void connect(), delay);
     }
 
     async function connect() {
       if (closed) return;
+      networkFailed = false;
       try {
         const cursor = await resumeCursor();
         if (closed) return;
+        // The stream's errors are the network's until a page of records fails in our hands.
+        networkFailed = true;
+        settled = setTimeout(() => outage.reached(), backoff.initialMs);
         connection = source.streamPayments(account, cursor, {
           onPayments: async (records) => {
+            outage.reached();
+            networkFailed = false;
             const outcomes = await verifyLedgerPayments(deps, position, records);
+            networkFailed = true;
             failures = 0;
             if (outcomes.some((o) => o !== "ignored" && o !== "duplicate")) options.onEventsCommitted?.();
             records.forEach((record, i) => {
@@ -172,6 +200,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
       close() {
         closed = true;
         clearTimeout(retry);
+        clearTimeout(settled);
         connection?.close();
       },
     };

@@ -71,7 +71,7 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
       // The stored JSON text is sent as it is, so a replay is the same bytes as the original.
       return { ...response, headers: { ...rateHeaders, ...(replayed && { "Idempotent-Replayed": "true" }) } };
     } catch (error) {
-      return errorResponse(error, deps.logger, rateHeaders);
+      return errorResponse(error, deps.logger, rateHeaders, request.requestId);
     }
   };
 }

@@ -15,6 +15,8 @@ export interface ApiRequest {
   header(name: string): string | null;
   /** the body's bytes as they arrive; null when there is none */
   body(): AsyncIterable<Uint8Array> | null;
+  /** the id of the request's log line (node:http only), for its error lines */
+  requestId?: string;
 }
 
 export interface ApiResponse {

@@ -16,7 +16,7 @@ import { createOrganization, setSettlementWallet } from "../../src/modules/organ
 import { type RunningServer, serve } from "../../src/server.ts";
 import type { Clock } from "../../src/shared/clock.ts";
 import { timeOrderedIds } from "../../src/shared/ids.ts";
-import { createLogger } from "../../src/shared/logger.ts";
+import { type Logger, createLogger } from "../../src/shared/logger.ts";
 
 export const PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test";
 export const dialect = (process.env.TEST_DIALECT ?? "sqlite") as "sqlite" | "postgresql";
@@ -103,7 +103,7 @@ export async function startTestAppWithMerchant(): Promise<{ t: TestApp; merchant
 
 /** `workers`: start the app's background workers (ledger streamer, expiry sweeper, simulated ledger clock) */
 export async function startTestApp(
-  options: { env?: Record<string, string>; clock?: TestClock; workers?: boolean } = {},
+  options: { env?: Record<string, string>; clock?: TestClock; workers?: boolean; logger?: Logger } = {},
 ): Promise<TestApp> {
   const database_ = await freshDatabaseUrl();
   const config = loadConfig({
@@ -119,7 +119,7 @@ export async function startTestApp(
   });
   const database = openDatabase(config.databaseUrl);
   const clock = options.clock ?? new TestClock();
-  const deps: AppDeps = { db: database.db, config, clock, ids: timeOrderedIds, logger: createLogger(config.logLevel) };
+  const deps: AppDeps = { db: database.db, config, clock, ids: timeOrderedIds, logger: options.logger ?? createLogger(config.logLevel) };
   const app = buildApp(deps);
   const server: RunningServer = await serve(app, { port: 0, host: "127.0.0.1" });
   if (options.workers) await app.start({ url: server.url });

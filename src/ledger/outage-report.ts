@@ -1,0 +1,41 @@
+// How a network that cannot be reached shows in the log: one warning when it first fails, then a
+// summary every `summaryMs` while it stays down, and one info line when it is reached again; never
+// a stack trace per retry (the streamer retries every few seconds, forever, e.g. offline).
+import type { Clock } from "../shared/clock.ts";
+import type { Logger } from "../shared/logger.ts";
+
+export interface OutageReport {
+  /** a connection attempt failed */
+  failed(error: unknown): void;
+  /** a connection worked */
+  reached(): void;
+}
+
+const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export function createOutageReport(deps: { logger: Logger; clock: Clock }, url: string, summaryMs = 60_000): OutageReport {
+  let since: Date | null = null;
+  let retries = 0;
+  let lastReport = 0;
+  return {
+    failed(error) {
+      const now = deps.clock.now();
+      if (since === null) {
+        since = now;
+        retries = 0;
+        lastReport = now.getTime();
+        deps.logger.warn(`Horizon ${url} unreachable; retrying`, { reason: reasonOf(error) });
+        return;
+      }
+      retries++;
+      if (now.getTime() - lastReport < summaryMs) return;
+      lastReport = now.getTime();
+      deps.logger.warn(`Horizon ${url} still unreachable: ${retries} retries since ${since.toISOString()}`, { retries, reason: reasonOf(error) });
+    },
+    reached() {
+      if (since === null) return;
+      deps.logger.info(`Horizon ${url} reachable again`, { since: since.toISOString(), retries });
+      since = null;
+    },
+  };
+}
