@@ -158,7 +158,7 @@ export function buildApp(deps: AppDeps): App {
       }
       const answer = linkId
         ? handlePaymentLinkVisit(deps, rateLimits, { method: req.method ?? "GET", linkId, clientAddress: addressOfNodeRequest(req, deps.config.trustProxy) })
-        : rest({ ...apiRequestFromNode(req, deps.config.trustProxy), requestId });
+        : rest(apiRequestFromNode(req, deps.config.trustProxy, requestId));
       void answer
         .catch((error: unknown) => errorResponse(error, deps.logger, {}, requestId))
         .then((response) => {

@@ -2,12 +2,11 @@
 // forked by the primary. A key's rate limit and an Idempotency-Key hold across the workers, a
 // settlement wallet is streamed by one worker only, a worker that dies is replaced, SIGTERM stops
 // them all, no worker outlives the primary, and a worker that cannot start stops the service.
-import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { Networks } from "@stellar/stellar-sdk";
 import { afterAll, expect, it } from "vitest";
-import { childPids, isAlive } from "../bench/lib/processes.ts";
+import { childPids, isAlive, workerPids } from "../bench/lib/processes.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { serve } from "../src/server.ts";
@@ -20,16 +19,6 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-/** The service's worker processes: the children of the primary that run src/main.ts (not tsx's esbuild). */
-function workerPids(primaryPid: number): number[] {
-  return childPids(primaryPid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("main.ts");
-    } catch {
-      return false; // exited meanwhile
-    }
-  });
-}
 
 
 /** One request on a connection of its own: the primary hands each new connection to the next worker. */

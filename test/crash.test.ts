@@ -7,12 +7,11 @@
 // after the ledger closed the payer's transaction and before the completion committed, in one
 // process and as a cluster: restarted, it completes the payment exactly once, with one
 // payment.completed event and one webhook delivery of it.
-import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Networks } from "@stellar/stellar-sdk";
 import { afterAll, expect, it } from "vitest";
-import { type ChildServer, childPids, isAlive } from "../bench/lib/processes.ts";
+import { type ChildServer, childPids, isAlive, workerPids } from "../bench/lib/processes.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { serve } from "../src/server.ts";
@@ -59,16 +58,6 @@ function killHard(server: ChildServer): Promise<void> {
   return gone([server.pid]);
 }
 
-/** The service's worker processes (WORKERS > 1): the primary's children that run src/main.ts. */
-function workerPids(primaryPid: number): number[] {
-  return childPids(primaryPid).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("main.ts");
-    } catch {
-      return false; // exited meanwhile
-    }
-  });
-}
 
 it("loses no acknowledged payment, event or webhook delivery when killed with SIGKILL", { timeout: 120_000 }, async () => {
   const database = await freshDatabaseUrl();

@@ -72,3 +72,14 @@ export const isAlive = (pid: number) => {
     return false;
   }
 };
+
+/** The service's worker processes (WORKERS > 1): the primary's children that run src/main.ts (not tsx's esbuild). */
+export function workerPids(primaryPid: number): number[] {
+  return childPids(primaryPid).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("main.ts");
+    } catch {
+      return false; // exited meanwhile
+    }
+  });
+}

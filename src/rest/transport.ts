@@ -26,7 +26,7 @@ export interface ApiResponse {
   body: string;
 }
 
-export function apiRequestFromNode(req: IncomingMessage, trustProxy: boolean): ApiRequest {
+export function apiRequestFromNode(req: IncomingMessage, trustProxy: boolean, requestId?: string): ApiRequest {
   const target = req.url ?? "/";
   const q = target.indexOf("?");
   return {
@@ -39,6 +39,7 @@ export function apiRequestFromNode(req: IncomingMessage, trustProxy: boolean): A
       return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
     },
     body: () => req,
+    requestId,
   };
 }
 
