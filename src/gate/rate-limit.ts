@@ -118,24 +118,37 @@ function postgresStore(databaseUrl: string): Store {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, options: `-c search_path="${postgresSchema(databaseUrl)}"` });
   // The library reports a dropped idle connection here; the pool replaces it.
   pool.on("error", () => {});
+  // The library's own table, made here once, under a lock: processes (and hosts) that each ran the
+  // library's CREATE TABLE IF NOT EXISTS at once could be told the table exists, and such a process
+  // then counted alone, in its insurance memory, for good. If it cannot be made, the limiters'
+  // queries fail and the insurance limiter counts.
+  const tableMade = (async () => {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [POSTGRES_TABLE]);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS "${POSTGRES_TABLE}" (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`,
+      );
+      await client.query("COMMIT");
+    } catch {
+      await client.query("ROLLBACK").catch(() => {});
+    } finally {
+      client.release();
+    }
+  })();
   return {
     limiter(keyPrefix, perSecond) {
       const window = windowOf(perSecond);
-      let limiter!: RateLimiterAbstract;
-      // Until the table is there (or when it cannot be made), the insurance limiter counts.
-      const tableMade = new Promise<void>((resolve) => {
-        limiter = new RateLimiterPostgres(
-          {
-            storeClient: pool,
-            storeType: "pool",
-            tableName: POSTGRES_TABLE,
-            keyPrefix,
-            ...window,
-            inMemoryBlockOnConsumed: window.points,
-            insuranceLimiter: new RateLimiterMemory({ keyPrefix, ...window }),
-          },
-          () => resolve(),
-        );
+      const limiter = new RateLimiterPostgres({
+        storeClient: pool,
+        storeType: "pool",
+        tableName: POSTGRES_TABLE,
+        tableCreated: true,
+        keyPrefix,
+        ...window,
+        inMemoryBlockOnConsumed: window.points,
+        insuranceLimiter: new RateLimiterMemory({ keyPrefix, ...window }),
       });
       return { limiter, ready: tableMade };
     },
