@@ -10,7 +10,20 @@ export type Dialect = (typeof dialects)[number];
 const prismaDir = dirname(fileURLToPath(import.meta.url));
 
 function header(dialect: Dialect): string {
-  // Only the SQLite client feeds Pothos its types: both clients have the same models.
+  // Only the SQLite client feeds Pothos its types, and only the PostgreSQL schema Kysely's: both
+  // dialects have the same models, and PostgreSQL's column types are the stricter ones.
+  const kysely =
+    dialect === "postgresql"
+      ? `
+generator kysely {
+  provider           = "prisma-kysely"
+  output             = "../../src/generated"
+  fileName           = "kysely-types.ts"
+  // what direct-sql.ts binds and its rowConverter returns, as Prisma does
+  bigIntTypeOverride = "bigint"
+}
+`
+      : "";
   const pothos =
     dialect === "sqlite"
       ? `
@@ -36,7 +49,7 @@ generator client {
   engineType   = "client"
   moduleFormat = "esm"
 }
-${pothos}
+${pothos}${kysely}
 `;
 }
 

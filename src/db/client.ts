@@ -8,6 +8,7 @@ import { PrismaClient } from "../generated/sqlite/client.ts";
 import { PrismaClient as PgPrismaClient } from "../generated/postgresql/client.ts";
 import type { Dialect } from "../config.ts";
 import { type DirectSql, openDirectSql } from "./direct-sql.ts";
+import { type TypedSql, typedSqlOn } from "./typed-sql.ts";
 
 export type Db = PrismaClient;
 /** What a service may use inside `db.$transaction(async (tx) => ...)`. */
@@ -49,6 +50,15 @@ export function directSql(db: Db): DirectSql {
   const sql = directConnections.get(db);
   if (!sql) throw new Error("no direct SQL for this Prisma client: open it with openDatabase");
   return sql;
+}
+
+const typedConnections = new WeakMap<Db, TypedSql>();
+
+/** Typed SQL (Kysely) on the same prepared-statement connections as directSql. */
+export function typedSql(db: Db): TypedSql {
+  let typed = typedConnections.get(db);
+  if (!typed) typedConnections.set(db, (typed = typedSqlOn(directSql(db))));
+  return typed;
 }
 
 function withDirectSql(db: Db, dialect: Dialect, url: string): Database {

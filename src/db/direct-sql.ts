@@ -148,11 +148,12 @@ function sqliteDirectSql(path: string): DirectSql {
   // of the workers' CPU); in memory it is a copy, and link visits went ~7,000 -> ~8,500/s. The
   // journal only serves the savepoint's rollback: durability is the WAL's business.
   writer.pragma("temp_store = MEMORY");
-  // better-sqlite3 binds `?`s by position only: each statement keeps which `$n` each `?` stands for.
+  // better-sqlite3 binds `?`s by position only: each statement keeps which `$n` each `?` stands for
+  // (none for text with `?`s already, as Kysely's SQLite compiler writes it: parameters in order).
   // Rows come as arrays and are made objects here: half the cost of better-sqlite3 making them.
   interface Prepared {
     statement: BetterSqlite3.Statement;
-    order: number[];
+    order: number[] | null;
     columns: string[];
   }
   const prepared = [new Map<string, Prepared>(), new Map<string, Prepared>()] as const;
@@ -163,7 +164,8 @@ function sqliteDirectSql(path: string): DirectSql {
       const statement = db.prepare(text.replace(/\$\d+/g, "?")).safeIntegers(true);
       const columns = statement.reader ? statement.columns().map((c) => c.name) : [];
       if (statement.reader) statement.raw(true);
-      entry = { statement, order: [...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]) - 1), columns };
+      const numbered = [...text.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]) - 1);
+      entry = { statement, order: numbered.length ? numbered : null, columns };
       cache.set(text, entry);
     }
     return entry;
@@ -174,7 +176,7 @@ function sqliteDirectSql(path: string): DirectSql {
       for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
       return row;
     });
-  const bind = (order: number[], params: unknown[]) => order.map((i) => sqliteValue(params[i]));
+  const bind = (order: number[] | null, params: unknown[]) => (order ? order.map((i) => sqliteValue(params[i])) : params.map(sqliteValue));
   const runSteps = writer.transaction((steps: BatchStep[]) =>
     steps.reduce<StatementResult[]>((results, step) => {
       const s = typeof step === "function" ? step(results) : step;

@@ -4,8 +4,9 @@
 import type { EnabledAsset, EnvironmentSettings, ExchangeRate, Organization } from "../generated/sqlite/client.ts";
 import type { InvoiceWithDetails } from "../modules/invoices/invoices.view.ts";
 import type { Dialect } from "../config.ts";
-import { type Db, directSql } from "./client.ts";
-import { toApiKey, toCheckoutSession, toInvoice, toInvoiceItem, toPayment, toPaymentLink } from "./rows.ts";
+import { type Db, directSql, typedSql } from "./client.ts";
+import { toCheckoutSession, toInvoice, toInvoiceItem, toPayment } from "./rows.ts";
+import { preparedQuery } from "./typed-sql.ts";
 
 export interface OrganizationSettingsRows {
   organization: Pick<Organization, "name"> | null;
@@ -27,12 +28,17 @@ export function hotReads(db: Db) {
   return reads;
 }
 
+const apiKeyByHash = preparedQuery((q, p: { hash: string }) => q.selectFrom("ApiKey").selectAll().where("hash", "=", p.hash));
+const paymentById = preparedQuery((q, p: { id: string }) => q.selectFrom("Payment").selectAll().where("id", "=", p.id));
+const paymentLinkById = preparedQuery((q, p: { id: string }) => q.selectFrom("PaymentLink").selectAll().where("id", "=", p.id));
+
 function createHotReads(db: Db) {
   const sql = directSql(db);
+  const typed = typedSql(db);
   return {
-    apiKeyByHash: async (hash: string) => toApiKey((await sql.all(`SELECT * FROM "ApiKey" WHERE "hash" = $1`, [hash]))[0]),
-    paymentById: async (id: string) => toPayment((await sql.all(`SELECT * FROM "Payment" WHERE "id" = $1`, [id]))[0]),
-    paymentLinkById: async (id: string) => toPaymentLink((await sql.all(`SELECT * FROM "PaymentLink" WHERE "id" = $1`, [id]))[0]),
+    apiKeyByHash: (hash: string) => apiKeyByHash.first(typed, { hash }),
+    paymentById: (id: string) => paymentById.first(typed, { id }),
+    paymentLinkById: (id: string) => paymentLinkById.first(typed, { id }),
     /** with what invoiceInclude (invoices.view.ts) includes: items in order, payment, checkout session */
     async invoiceWithDetails(id: string): Promise<InvoiceWithDetails | null> {
       const [invoiceRows, itemRows, paymentRows, sessionRows] = await Promise.all([
