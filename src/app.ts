@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServerAdapter } from "@whatwg-node/server";
-import type { Deps } from "./context.ts";
+import type { AppDeps } from "./context.ts";
 import { SSE_PATH, createSseServer } from "./graphql/sse.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
 import { type Ledger, createLedger } from "./ledger/ledger.ts";
@@ -23,13 +23,11 @@ import { createRestApi, isApiPath } from "./rest/api.ts";
 import { errorResponse } from "./rest/errors.ts";
 import type { Route } from "./rest/router.ts";
 import { apiRequestFromFetch, apiRequestFromNode, jsonResponse, sendNode, toFetchResponse } from "./rest/transport.ts";
-import type { Logger } from "./shared/logger.ts";
 import { addressOfNodeRequest, clientAddressOf, rememberClientAddress } from "./gate/client-address.ts";
 import { createRateLimits } from "./gate/rate-limit.ts";
 import { createGraphQLRateGate } from "./gate/rate-limit.graphql.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 
-export type AppDeps = Deps & { logger: Logger };
 
 /**
  * HSTS when the service is public over https: browsers then refuse plain http to this host (and

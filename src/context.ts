@@ -2,6 +2,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/client.ts";
 import type { Clock } from "./shared/clock.ts";
 import type { IdGenerator } from "./shared/ids.ts";
+import type { Logger } from "./shared/logger.ts";
 
 export type Environment = "sandbox" | "production";
 export const ENVIRONMENTS: readonly Environment[] = ["sandbox", "production"];
@@ -20,6 +21,9 @@ export interface Scope {
   environment: Environment;
   apiKeyId: string;
 }
+
+/** What the process gives the doors and workers it builds: the deps and the logger. */
+export type AppDeps = Deps & { logger: Logger };
 
 export interface ServiceContext extends Deps {
   scope: Scope;

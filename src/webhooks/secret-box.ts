@@ -13,7 +13,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { Config } from "../config.ts";
 import { SECRET_PREFIX } from "./signing.ts";
 
 const VERSION = "v1";
@@ -129,10 +128,16 @@ function readOrCreateKeyFile(path: string): Buffer {
   return read();
 }
 
-const boxes = new WeakMap<Config, SecretBox>();
+/** What of the configuration (src/config.ts, which reads its keys with decodeSecretKey) the box needs. */
+export interface SecretKeySettings {
+  webhookSecretKeys: Buffer[];
+  webhookSecretKeyFile: string;
+}
+
+const boxes = new WeakMap<SecretKeySettings, SecretBox>();
 
 /** The secret box of a configuration (made once per configuration; the key file is read or made then). */
-export function secretBoxOf(config: Config): SecretBox {
+export function secretBoxOf(config: SecretKeySettings): SecretBox {
   let box = boxes.get(config);
   if (!box) {
     box = config.webhookSecretKeys.length > 0

@@ -5,7 +5,7 @@
 // A watcher starts with the current state (or a replay from a seq), so it never misses a final status.
 // Dashboard streams carry the caller's credential: each delivery is authorized again, and a revoked
 // credential ends the stream at once (src/gate/credentials.ts).
-import type { AppDeps } from "../../app.ts";
+import type { AppDeps } from "../../context.ts";
 import { type ServiceContext, inScope } from "../../context.ts";
 import { createCredentialWatch } from "../../gate/credentials.ts";
 import type { Payment } from "../../generated/sqlite/client.ts";

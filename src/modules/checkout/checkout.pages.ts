@@ -3,7 +3,7 @@
 // such as payment links (/c/plink_...), are not answered here (null) so their own handler runs.
 import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
-import type { AppDeps } from "../../app.ts";
+import type { AppDeps } from "../../context.ts";
 import { DomainError } from "../../errors.ts";
 import { loadCheckout } from "./checkout.service.ts";
 

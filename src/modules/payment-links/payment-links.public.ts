@@ -1,7 +1,7 @@
 // The public door of a payment link: GET /c/plink_<id> (no API key) answers 303 to a brand-new
 // checkout session. Kept apart from the checkout page under /c/ so the two compose: this answers
 // only plink_ paths and returns null for everything else.
-import type { AppDeps } from "../../app.ts";
+import type { AppDeps } from "../../context.ts";
 import { DomainError } from "../../errors.ts";
 import { OPERATION_POINTS, type RateLimits } from "../../gate/rate-limit.ts";
 import type { ApiResponse } from "../../rest/transport.ts";
