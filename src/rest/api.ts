@@ -1,4 +1,5 @@
 // /api/v1: authenticate, rate-limit, parse, route (once per Idempotency-Key for POSTs), and map errors, in that order.
+// Its OpenAPI document (GET /api/v1/openapi.json) is public.
 // A request without a valid key spends its address's public budget before it is refused, so
 // guessing keys is limited like any other anonymous traffic.
 import type { Deps, ServiceContext } from "../context.ts";
@@ -11,6 +12,7 @@ import { secretBoxOf } from "../webhooks/secret-box.ts";
 import { readJsonBody } from "./body.ts";
 import { type StoredResponse, checkIdempotencyKey, requestFingerprint, runIdempotently } from "./idempotency.ts";
 import { errorResponse } from "./errors.ts";
+import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
 import { type Route, Router } from "./router.ts";
 import type { ApiRequest, ApiResponse } from "./transport.ts";
 
@@ -20,17 +22,27 @@ export const isApiPath = (path: string) => path === API_PREFIX || path.startsWit
 
 export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], rateLimits: RateLimits) {
   const router = new Router(routes);
+  // Made on first request, not at start: most processes never serve it.
+  let openApiJson: string | undefined;
 
   return async function handleApiRequest(request: ApiRequest): Promise<ApiResponse> {
     let rateHeaders: Record<string, string> = {};
     try {
+      const path = request.path.slice(API_PREFIX.length) || "/";
+      if (request.method === "GET" && path === OPENAPI_PATH) {
+        // Public and free of secrets: no key, the address's budget, readable from any origin.
+        const decision = await rateLimits.chargeAddress(request.clientAddress);
+        rateHeaders = decision.headers;
+        if (!decision.allowed) throw tooManyRequests();
+        openApiJson ??= JSON.stringify(openApiDocument(routes, deps.config.publicUrl));
+        return { status: 200, headers: { ...rateHeaders, "access-control-allow-origin": "*" }, body: openApiJson };
+      }
       const scope = await authenticateApiKey(deps, bearerToken(request.header("authorization")));
       const decision = scope ? await rateLimits.chargeKey(scope) : await rateLimits.chargeAddress(request.clientAddress);
       rateHeaders = decision.headers;
       if (!decision.allowed) throw tooManyRequests();
       if (!scope) throw unauthorized();
 
-      const path = request.path.slice(API_PREFIX.length) || "/";
       const match = router.match(request.method, path);
       if (!match) throw notFound();
       if ("allowed" in match) {

@@ -10,7 +10,7 @@ import { toIdempotencyRecord } from "../db/rows.ts";
 import { badRequest, conflict } from "../errors.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
-const MAX_KEY_LENGTH = 255;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** How long a duplicate waits for the first request before giving up with 409. */
 const WAIT_LIMIT_MS = 30_000;
 /** An unfinished record older than this belongs to a request that died (crash): it is taken over. */
@@ -31,7 +31,7 @@ export interface IdempotentRequest {
 }
 
 export function checkIdempotencyKey(key: string): string {
-  if (key.length < 1 || key.length > MAX_KEY_LENGTH) throw badRequest("Idempotency-Key must be 1 to 255 characters");
+  if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) throw badRequest("Idempotency-Key must be 1 to 255 characters");
   return key;
 }
 

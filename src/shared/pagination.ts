@@ -19,6 +19,12 @@ export function listQuerySchema<S extends z.ZodRawShape>(filters: S) {
     });
 }
 
+/** A list's answer: `{ "<plural>": [...], "has_more": boolean }`, named after its item ("PaymentList"). */
+export function listPageJsonSchema<K extends string, T extends z.ZodType>(key: K, item: T) {
+  const shape = { [key]: z.array(item), has_more: z.boolean() } as { [P in K]: z.ZodArray<T> } & { has_more: z.ZodBoolean };
+  return z.object(shape).meta({ id: `${item.meta()?.id}List` });
+}
+
 export type ListQuery = { limit: number; starting_after?: string; ending_before?: string };
 
 export interface Page<T> {

@@ -132,21 +132,33 @@ const METADATA_MAX_KEYS = 50;
  */
 const RESERVED_METADATA_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
+const METADATA_MAX_KEY_LENGTH = 40;
+
 /** StringMetadata: up to 50 keys of 1..40 characters, string values of at most 500 characters. */
 export const metadataSchema = z
-  .unknown()
-  .superRefine((value, ctx) => {
-    if (typeof value !== "object" || value === null) return;
-    const reserved = Object.keys(value).find((key) => RESERVED_METADATA_KEYS.has(key));
-    if (reserved !== undefined) ctx.addIssue({ code: "custom", message: `must not use the reserved key ${reserved}` });
-  })
-  .pipe(
-    z.record(z.string(), z.string().max(500)).superRefine((record, ctx) => {
-      const keys = Object.keys(record);
-      if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: "custom", message: "must have at most 50 keys" });
-      const badKey = keys.find((k) => k.length < 1 || k.length > 40);
-      if (badKey !== undefined) ctx.addIssue({ code: "custom", message: "keys must be 1 to 40 characters" });
-    }),
+  .preprocess(
+    (value, ctx) => {
+      if (typeof value === "object" && value !== null) {
+        const reserved = Object.keys(value).find((key) => RESERVED_METADATA_KEYS.has(key));
+        if (reserved !== undefined) ctx.addIssue({ code: "custom", message: `must not use the reserved key ${reserved}` });
+      }
+      return value;
+    },
+    z
+      .record(z.string(), z.string().max(500))
+      .superRefine((record, ctx) => {
+        const keys = Object.keys(record);
+        if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: "custom", message: "must have at most 50 keys" });
+        const badKey = keys.find((k) => k.length < 1 || k.length > METADATA_MAX_KEY_LENGTH);
+        if (badKey !== undefined) ctx.addIssue({ code: "custom", message: "keys must be 1 to 40 characters" });
+      })
+      // The document shows the key rules the refinement checks.
+      .meta({
+        override: {
+          maxProperties: METADATA_MAX_KEYS,
+          propertyNames: { type: "string", minLength: 1, maxLength: METADATA_MAX_KEY_LENGTH },
+        },
+      }),
   )
   .nullable();
 

@@ -1,37 +1,53 @@
-import { type Route, created, ok } from "../../rest/router.ts";
-import { parseInput } from "../../shared/validation.ts";
+import { type Route, defineRoute } from "../../rest/router.ts";
+import { listPageJsonSchema } from "../../shared/pagination.ts";
 import { createCustomerSchema, listCustomersSchema, updateCustomerSchema } from "./customers.inputs.ts";
 import { createCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.service.ts";
-import { customerJson } from "./customers.view.ts";
+import { customerJson, customerJsonSchema } from "./customers.view.ts";
 
 export const customerRoutes: Route[] = [
-  {
+  defineRoute({
     method: "POST",
     path: "/customers",
+    operationId: "createCustomer",
+    summary: "Create a customer",
+    body: createCustomerSchema,
+    status: 201,
+    response: customerJsonSchema,
     async handler({ ctx, body }) {
-      return created(customerJson(await createCustomer(ctx, parseInput(createCustomerSchema, body))));
+      return customerJson(await createCustomer(ctx, body));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     path: "/customers",
+    operationId: "listCustomers",
+    summary: "List customers, newest first",
+    query: listCustomersSchema,
+    response: listPageJsonSchema("customers", customerJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listCustomers(ctx, parseInput(listCustomersSchema, query, "query"));
-      return ok({ customers: page.items.map(customerJson), has_more: page.hasMore });
+      const page = await listCustomers(ctx, query);
+      return { customers: page.items.map(customerJson), has_more: page.hasMore };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     path: "/customers/:id",
+    operationId: "getCustomer",
+    summary: "Get a customer",
+    response: customerJsonSchema,
     async handler({ ctx, params }) {
-      return ok(customerJson(await getCustomer(ctx, params.id!)));
+      return customerJson(await getCustomer(ctx, params.id));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     path: "/customers/:id",
+    operationId: "updateCustomer",
+    summary: "Update a customer: the fields given change, null clears one",
+    body: updateCustomerSchema,
+    response: customerJsonSchema,
     async handler({ ctx, params, body }) {
-      return ok(customerJson(await updateCustomer(ctx, params.id!, parseInput(updateCustomerSchema, body))));
+      return customerJson(await updateCustomer(ctx, params.id, body));
     },
-  },
+  }),
 ];

@@ -1,7 +1,25 @@
+// The Customer JSON (object "customer").
+import { z } from "zod";
 import type { Customer } from "../../generated/sqlite/client.ts";
+import { metadataJsonSchema, timestampJsonSchema } from "../../shared/json-schemas.ts";
 import { deserializeMetadata } from "../../shared/validation.ts";
 
-export function customerJson(c: Customer) {
+export const customerJsonSchema = z
+  .object({
+    id: z.string().meta({ description: "prefix cus_" }),
+    object: z.literal("customer"),
+    email: z.string().nullable(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    metadata: metadataJsonSchema,
+    created_at: timestampJsonSchema,
+    updated_at: timestampJsonSchema,
+  })
+  .meta({ id: "Customer", description: "A payer profile" });
+
+export type CustomerJson = z.infer<typeof customerJsonSchema>;
+
+export function customerJson(c: Customer): CustomerJson {
   return {
     id: c.id,
     object: "customer",

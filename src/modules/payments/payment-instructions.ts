@@ -3,17 +3,22 @@
 // the others pay the plain G... address with that number as an id memo. Either way the streamer
 // matches the incoming payment to exactly this payment.
 import { StrKey } from "@stellar/stellar-sdk";
+import { z } from "zod";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { formatStroops } from "../../shared/money.ts";
 
-export interface PaymentInstructions {
-  destination: string;
-  muxed_destination: string;
-  memo_type: "id";
-  memo: string;
-  network_passphrase: string;
-  sep7_uri: string;
-}
+export const paymentInstructionsJsonSchema = z
+  .object({
+    destination: z.string().meta({ description: "the settlement wallet (G...)" }),
+    muxed_destination: z.string().meta({ description: "the settlement wallet muxed with the memo id (M...), for wallets that support it" }),
+    memo_type: z.literal("id"),
+    memo: z.string().meta({ description: "the id memo to send with a payment to `destination`" }),
+    network_passphrase: z.string(),
+    sep7_uri: z.string().meta({ description: "a SEP-7 web+stellar:pay URI" }),
+  })
+  .meta({ id: "PaymentInstructions", description: "How to pay the payment on the Stellar ledger" });
+
+export type PaymentInstructions = z.infer<typeof paymentInstructionsJsonSchema>;
 
 type InstructionFields = Pick<
   Payment,

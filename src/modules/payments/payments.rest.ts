@@ -1,41 +1,58 @@
-import { type Route, created, ok } from "../../rest/router.ts";
-import { parseInput } from "../../shared/validation.ts";
+import { NO_SETTLEMENT_WALLET } from "../../rest/openapi.ts";
+import { type Route, defineRoute } from "../../rest/router.ts";
+import { listPageJsonSchema } from "../../shared/pagination.ts";
 import { markPaymentCompleted } from "./payment-completion.ts";
 import { completePaymentSchema, createPaymentSchema, listPaymentsSchema } from "./payments.inputs.ts";
 import { createPayment, getPayment, listPayments } from "./payments.service.ts";
-import { paymentJson } from "./payments.view.ts";
+import { paymentJson, paymentJsonSchema } from "./payments.view.ts";
 
 export const paymentRoutes: Route[] = [
-  {
+  defineRoute({
     method: "POST",
     path: "/payments",
+    operationId: "createPayment",
+    summary: "Create a payment",
+    body: createPaymentSchema,
+    status: 201,
+    response: paymentJsonSchema,
+    errors: { 400: NO_SETTLEMENT_WALLET },
     async handler({ ctx, body }) {
-      const payment = await createPayment(ctx, parseInput(createPaymentSchema, body));
-      return created(paymentJson(payment, ctx.config.publicUrl));
+      return paymentJson(await createPayment(ctx, body), ctx.config.publicUrl);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     path: "/payments",
+    operationId: "listPayments",
+    summary: "List payments, newest first",
+    query: listPaymentsSchema,
+    response: listPageJsonSchema("payments", paymentJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listPayments(ctx, parseInput(listPaymentsSchema, query, "query"));
-      return ok({ payments: page.items.map((p) => paymentJson(p, ctx.config.publicUrl)), has_more: page.hasMore });
+      const page = await listPayments(ctx, query);
+      return { payments: page.items.map((p) => paymentJson(p, ctx.config.publicUrl)), has_more: page.hasMore };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     path: "/payments/:id",
+    operationId: "getPayment",
+    summary: "Get a payment",
+    response: paymentJsonSchema,
     async handler({ ctx, params }) {
-      return ok(paymentJson(await getPayment(ctx, params.id!), ctx.config.publicUrl));
+      return paymentJson(await getPayment(ctx, params.id), ctx.config.publicUrl);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     path: "/payments/:id/complete",
+    operationId: "completePayment",
+    summary: "Record a pending payment as completed (paid outside the ledger watch)",
     bodyless: true,
+    body: completePaymentSchema,
+    response: paymentJsonSchema,
+    errors: { 409: "The payment is not pending" },
     async handler({ ctx, params, body }) {
-      const payment = await markPaymentCompleted(ctx, params.id!, parseInput(completePaymentSchema, body));
-      return ok(paymentJson(payment, ctx.config.publicUrl));
+      return paymentJson(await markPaymentCompleted(ctx, params.id, body), ctx.config.publicUrl);
     },
-  },
+  }),
 ];

@@ -1,31 +1,42 @@
-import { type Route, ok } from "../../rest/router.ts";
-import { parseInput } from "../../shared/validation.ts";
+import { type Route, defineRoute } from "../../rest/router.ts";
+import { listPageJsonSchema } from "../../shared/pagination.ts";
 import { listWebhookDeliveriesSchema } from "./webhook-deliveries.inputs.ts";
 import { getWebhookDelivery, listWebhookDeliveries, retryWebhookDelivery } from "./webhook-deliveries.service.ts";
-import { webhookDeliveryJson } from "./webhook-deliveries.view.ts";
+import { webhookDeliveryJson, webhookDeliveryJsonSchema } from "./webhook-deliveries.view.ts";
 
 export const webhookDeliveryRoutes: Route[] = [
-  {
+  defineRoute({
     method: "GET",
     path: "/webhook-deliveries",
+    operationId: "listWebhookDeliveries",
+    summary: "List webhook deliveries (the delivery log), newest first",
+    query: listWebhookDeliveriesSchema,
+    response: listPageJsonSchema("webhook_deliveries", webhookDeliveryJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listWebhookDeliveries(ctx, parseInput(listWebhookDeliveriesSchema, query, "query"));
-      return ok({ webhook_deliveries: page.items.map(webhookDeliveryJson), has_more: page.hasMore });
+      const page = await listWebhookDeliveries(ctx, query);
+      return { webhook_deliveries: page.items.map(webhookDeliveryJson), has_more: page.hasMore };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     path: "/webhook-deliveries/:id",
+    operationId: "getWebhookDelivery",
+    summary: "Get a webhook delivery with its attempts",
+    response: webhookDeliveryJsonSchema,
     async handler({ ctx, params }) {
-      return ok(webhookDeliveryJson(await getWebhookDelivery(ctx, params.id!)));
+      return webhookDeliveryJson(await getWebhookDelivery(ctx, params.id));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     path: "/webhook-deliveries/:id/retry",
+    operationId: "retryWebhookDelivery",
+    summary: "Send a delivery again now (a failed one gets one more attempt)",
     bodyless: true,
+    response: webhookDeliveryJsonSchema,
+    errors: { 409: "The delivery is being sent right now" },
     async handler({ ctx, params }) {
-      return ok(webhookDeliveryJson(await retryWebhookDelivery(ctx, params.id!)));
+      return webhookDeliveryJson(await retryWebhookDelivery(ctx, params.id));
     },
-  },
+  }),
 ];

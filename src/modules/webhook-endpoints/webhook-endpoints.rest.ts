@@ -1,7 +1,7 @@
-import { type Route, created, ok } from "../../rest/router.ts";
-import { parseInput } from "../../shared/validation.ts";
-import { webhookDeliveryJson } from "../webhook-deliveries/webhook-deliveries.view.ts";
+import { type Route, defineRoute } from "../../rest/router.ts";
+import { listPageJsonSchema } from "../../shared/pagination.ts";
 import { sendTestWebhook } from "../webhook-deliveries/webhook-deliveries.service.ts";
+import { webhookDeliveryJson, webhookDeliveryJsonSchema } from "../webhook-deliveries/webhook-deliveries.view.ts";
 import {
   createWebhookEndpointSchema,
   listWebhookEndpointsSchema,
@@ -15,64 +15,89 @@ import {
   rotateWebhookEndpointSecret,
   updateWebhookEndpoint,
 } from "./webhook-endpoints.service.ts";
-import { webhookEndpointJson } from "./webhook-endpoints.view.ts";
+import { deletedWebhookEndpointJsonSchema, webhookEndpointJson, webhookEndpointJsonSchema } from "./webhook-endpoints.view.ts";
 
 export const webhookEndpointRoutes: Route[] = [
-  {
+  defineRoute({
     method: "POST",
     path: "/webhook-endpoints",
+    operationId: "createWebhookEndpoint",
+    summary: "Create a webhook endpoint; its signing secret is shown in full only in this answer",
     revealsSecret: true,
+    body: createWebhookEndpointSchema,
+    status: 201,
+    response: webhookEndpointJsonSchema,
     async handler({ ctx, body }) {
-      const { endpoint, secret } = await createWebhookEndpoint(ctx, parseInput(createWebhookEndpointSchema, body));
-      return created(webhookEndpointJson(endpoint, secret));
+      const { endpoint, secret } = await createWebhookEndpoint(ctx, body);
+      return webhookEndpointJson(endpoint, secret);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     path: "/webhook-endpoints",
+    operationId: "listWebhookEndpoints",
+    summary: "List webhook endpoints, newest first",
+    query: listWebhookEndpointsSchema,
+    response: listPageJsonSchema("webhook_endpoints", webhookEndpointJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listWebhookEndpoints(ctx, parseInput(listWebhookEndpointsSchema, query, "query"));
-      return ok({ webhook_endpoints: page.items.map((e) => webhookEndpointJson(e)), has_more: page.hasMore });
+      const page = await listWebhookEndpoints(ctx, query);
+      return { webhook_endpoints: page.items.map((e) => webhookEndpointJson(e)), has_more: page.hasMore };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "GET",
     path: "/webhook-endpoints/:id",
+    operationId: "getWebhookEndpoint",
+    summary: "Get a webhook endpoint (its secret masked)",
+    response: webhookEndpointJsonSchema,
     async handler({ ctx, params }) {
-      return ok(webhookEndpointJson(await getWebhookEndpoint(ctx, params.id!)));
+      return webhookEndpointJson(await getWebhookEndpoint(ctx, params.id));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     path: "/webhook-endpoints/:id",
+    operationId: "updateWebhookEndpoint",
+    summary: "Update a webhook endpoint: the fields given change",
+    body: updateWebhookEndpointSchema,
+    response: webhookEndpointJsonSchema,
     async handler({ ctx, params, body }) {
-      return ok(webhookEndpointJson(await updateWebhookEndpoint(ctx, params.id!, parseInput(updateWebhookEndpointSchema, body))));
+      return webhookEndpointJson(await updateWebhookEndpoint(ctx, params.id, body));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "DELETE",
     path: "/webhook-endpoints/:id",
+    operationId: "deleteWebhookEndpoint",
+    summary: "Delete a webhook endpoint",
+    response: deletedWebhookEndpointJsonSchema,
     async handler({ ctx, params }) {
-      const endpoint = await deleteWebhookEndpoint(ctx, params.id!);
-      return ok({ id: endpoint.id, object: "webhook_endpoint", deleted: true });
+      const endpoint = await deleteWebhookEndpoint(ctx, params.id);
+      return { id: endpoint.id, object: "webhook_endpoint", deleted: true } as const;
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     path: "/webhook-endpoints/:id/rotate-secret",
+    operationId: "rotateWebhookEndpointSecret",
+    summary: "Issue a new signing secret, shown in full only in this answer; the previous one also signs for 24 hours",
     bodyless: true,
     revealsSecret: true,
+    response: webhookEndpointJsonSchema,
     async handler({ ctx, params }) {
-      const { endpoint, secret } = await rotateWebhookEndpointSecret(ctx, params.id!);
-      return ok(webhookEndpointJson(endpoint, secret));
+      const { endpoint, secret } = await rotateWebhookEndpointSecret(ctx, params.id);
+      return webhookEndpointJson(endpoint, secret);
     },
-  },
-  {
+  }),
+  defineRoute({
     method: "POST",
     path: "/webhook-endpoints/:id/test",
+    operationId: "sendTestWebhook",
+    summary: "Send a webhook.test event to this endpoint",
     bodyless: true,
+    response: webhookDeliveryJsonSchema,
     async handler({ ctx, params }) {
-      return ok(webhookDeliveryJson(await sendTestWebhook(ctx, params.id!)));
+      return webhookDeliveryJson(await sendTestWebhook(ctx, params.id));
     },
-  },
+  }),
 ];
