@@ -1,0 +1,317 @@
+// GET /api/v1/openapi.json: a valid OpenAPI 3.1 document that documents every route, and whose
+// statuses and schemas match what the server really answers on a walk through the whole API; a
+// client generated from it (openapi-typescript + openapi-fetch) type-checks and works.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import createClient from "openapi-fetch";
+import openapiTS, { astToString } from "openapi-typescript";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_ROUTES } from "../src/app.ts";
+import { type ApiOptions, type ApiResponse, type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { type WebhookReceiver, startWebhookReceiver } from "./support/webhook-receiver.ts";
+
+let t: TestApp;
+let merchant: Merchant;
+let receiver: WebhookReceiver;
+let doc: any;
+
+beforeAll(async () => {
+  // Live keys get 1 request a second, so a burst meets 429; the walk uses the unlimited sandbox key.
+  t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_TIMEOUT_MS: "300", RATE_LIMIT_LIVE: "1" } });
+  merchant = await t.createMerchant();
+  receiver = await startWebhookReceiver();
+  const response = await fetch(`${t.url}/api/v1/openapi.json`);
+  expect(response.status).toBe(200);
+  doc = await response.json();
+});
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+const HTTP_METHODS = ["get", "post", "delete"] as const;
+
+/** The document's operation for a request path ("/payments/pay_1?limit=2" -> "/payments/{id}"). */
+function operationFor(method: string, path: string): { template: string; operation: any } {
+  const bare = path.split("?")[0]!;
+  for (const [template, item] of Object.entries<any>(doc.paths)) {
+    const pattern = new RegExp(`^${template.replace(/\{\w+\}/g, "[^/]+")}$`);
+    if (pattern.test(bare) && item[method.toLowerCase()]) return { template, operation: item[method.toLowerCase()] };
+  }
+  throw new Error(`${method} ${bare} is not in the document`);
+}
+
+const pointer = (...parts: string[]) => parts.map((p) => `/${p.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+
+/** A response object and where it is in the document, following a $ref to components. */
+function documentedResponse(template: string, method: string, status: number): { response: any; at: string } | null {
+  const response = doc.paths[template][method.toLowerCase()].responses[String(status)];
+  if (!response) return null;
+  if (!response.$ref) return { response, at: pointer("paths", template, method.toLowerCase(), "responses", String(status)) };
+  const name = String(response.$ref).replace("#/components/responses/", "");
+  return { response: doc.components.responses[name], at: pointer("components", "responses", name) };
+}
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const validators = new Map<string, ValidateFunction>();
+function validatorAt(at: string): ValidateFunction {
+  if (!ajv.getSchema("openapi")) ajv.addSchema(doc, "openapi");
+  let validate = validators.get(at);
+  if (!validate) validators.set(at, (validate = ajv.compile({ $ref: `openapi#${at}` })));
+  return validate;
+}
+
+/** Which operations answered which statuses during the walk. */
+const seen = new Map<string, Set<number>>();
+
+/** A request through the test client, checked against the document: status, body schema, required headers. */
+async function call(method: string, path: string, options: ApiOptions = {}): Promise<ApiResponse> {
+  const answer = await t.api(method, path, options);
+  expectDocumented(method, path, answer);
+  return answer;
+}
+
+function expectDocumented(method: string, path: string, answer: { status: number; headers: Headers; body: unknown }) {
+  const { template, operation } = operationFor(method, path);
+  const documented = documentedResponse(template, method, answer.status);
+  expect(documented, `${method} ${template} answered ${answer.status}, which is not documented`).not.toBeNull();
+  const validate = validatorAt(`${documented!.at}${pointer("content", "application/json", "schema")}`);
+  const valid = validate(answer.body);
+  expect(valid, `${method} ${template} ${answer.status}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  for (const [name, header] of Object.entries<any>(documented!.response.headers ?? {})) {
+    const resolved = header.$ref ? doc.components.headers[String(header.$ref).replace("#/components/headers/", "")] : header;
+    if (resolved.required) expect(answer.headers.get(name), `${method} ${template} ${answer.status}: header ${name}`).not.toBeNull();
+  }
+  const key = `${method.toUpperCase()} ${template}`;
+  seen.set(key, (seen.get(key) ?? new Set()).add(answer.status));
+}
+
+describe("GET /api/v1/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document, served without a key to any origin", async () => {
+    const response = await fetch(`${t.url}/api/v1/openapi.json`, { headers: { origin: "https://tools.example" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    const validator = new Validator();
+    const result = await validator.validate(await response.json());
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+    expect(doc.servers).toEqual([{ url: "http://pay.example.test/api/v1" }]);
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(doc.security).toEqual([{ apiKey: [] }]);
+  });
+
+  it("documents every route the API serves, with its path parameters", () => {
+    for (const route of API_ROUTES) {
+      const template = route.path.replace(/:(\w+)/g, "{$1}");
+      const operation = doc.paths[template]?.[route.method.toLowerCase()];
+      expect(operation, `${route.method} ${route.path}`).toBeDefined();
+      expect(operation.operationId).toBe(route.operationId);
+      const pathParams = (operation.parameters ?? []).filter((p: any) => p.in === "path").map((p: any) => p.name);
+      expect(pathParams).toEqual([...route.path.matchAll(/:(\w+)/g)].map(([, name]) => name));
+    }
+    const documented = Object.values<any>(doc.paths).flatMap((item) => HTTP_METHODS.filter((m) => item[m]));
+    expect(documented).toHaveLength(API_ROUTES.length + 1); // + the document itself
+  });
+
+  it("names the error statuses with the one-field error body, Idempotency-Key on POSTs and Retry-After on 429", () => {
+    const finalize = doc.paths["/invoices/{id}/finalize"].post;
+    expect(Object.keys(finalize.responses)).toEqual(["200", "400", "401", "404", "409", "413", "415", "429", "500"]);
+    expect(finalize.responses["409"].description).toMatch(/not a draft/);
+    expect(Object.keys(doc.paths["/payments"].get.responses)).toEqual(["200", "400", "401", "429", "500"]);
+    expect(doc.components.schemas.Error).toMatchObject({ required: ["error"], additionalProperties: false });
+    expect(Object.keys(doc.components.schemas.Error.properties)).toEqual(["error"]);
+    expect(doc.components.responses.Error429.headers["Retry-After"]).toBeDefined();
+    expect(doc.components.headers["Retry-After"].required).toBe(true);
+    expect(doc.paths["/payments"].post.parameters).toContainEqual({ $ref: "#/components/parameters/Idempotency-Key" });
+    expect(doc.components.parameters["Idempotency-Key"]).toMatchObject({ in: "header", name: "Idempotency-Key" });
+    expect(doc.paths["/payments/{id}"].get.parameters).not.toContainEqual({ $ref: "#/components/parameters/Idempotency-Key" });
+  });
+});
+
+describe("a walk through the API answers as documented", () => {
+  const key = () => merchant.sandboxKey;
+
+  it("payments: create (and its idempotent replay), get, list with filters, complete", async () => {
+    const customer = await call("POST", "/customers", { key: key(), body: { email: "payer@example.com", name: "Payer" } });
+    expect(customer.status).toBe(201);
+    const body = { amount: "12.5", description: "order 1", metadata: { order: "1" }, customer_id: customer.body.id };
+    const headers = { "idempotency-key": "walk-payment-1" };
+    const created = await call("POST", "/payments", { key: key(), body, headers });
+    expect(created.status).toBe(201);
+    const replayed = await call("POST", "/payments", { key: key(), body, headers });
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect(replayed.raw).toBe(created.raw);
+    expect((await call("POST", "/payments", { key: key(), body: { ...body, amount: "13" }, headers })).status).toBe(409);
+
+    expect((await call("GET", `/payments/${created.body.id}`, { key: key() })).body.id).toBe(created.body.id);
+    const listed = await call("GET", `/payments?limit=5&status=pending&customer_id=${customer.body.id}`, { key: key() });
+    expect(listed.body.payments.map((p: any) => p.id)).toEqual([created.body.id]);
+
+    const completed = await call("POST", `/payments/${created.body.id}/complete`, { key: key() });
+    expect(completed.body.status).toBe("completed");
+    expect((await call("POST", `/payments/${created.body.id}/complete`, { key: key() })).status).toBe(409);
+    const priced = await call("POST", "/payments", { key: key(), body: { amount: "5", pricing_currency: "USD", pricing_amount: "5" } });
+    expect(priced.status).toBe(201);
+  });
+
+  it("customers: create, get, list, update", async () => {
+    const created = await call("POST", "/customers", { key: key(), body: { name: "Ada", metadata: { tier: "gold" } } });
+    expect((await call("GET", `/customers/${created.body.id}`, { key: key() })).status).toBe(200);
+    expect((await call("GET", "/customers?limit=1", { key: key() })).body.has_more).toBe(true);
+    const updated = await call("POST", `/customers/${created.body.id}`, { key: key(), body: { email: "ada@example.com", name: null } });
+    expect(updated.body).toMatchObject({ email: "ada@example.com", name: null });
+  });
+
+  it("invoices: create, get, list, finalize (and again: 409), void", async () => {
+    const created = await call("POST", "/invoices", {
+      key: key(),
+      body: { items: [{ description: "Consulting", quantity: "2", unit_amount: "50" }], due_in_days: 14 },
+    });
+    expect(created.body.status).toBe("draft");
+    expect((await call("GET", `/invoices/${created.body.id}`, { key: key() })).status).toBe(200);
+    expect((await call("GET", "/invoices?status=draft", { key: key() })).body.invoices.length).toBeGreaterThan(0);
+    const finalized = await call("POST", `/invoices/${created.body.id}/finalize`, { key: key() });
+    expect(finalized.body.invoice.status).toBe("open");
+    expect((await call("POST", `/invoices/${created.body.id}/finalize`, { key: key() })).status).toBe(409);
+    expect((await call("POST", `/invoices/${created.body.id}/void`, { key: key() })).body.status).toBe("void");
+    expect((await call("POST", `/invoices/${created.body.id}/void`, { key: key() })).status).toBe(409);
+  });
+
+  it("payment links: create, get, list, deactivate, activate", async () => {
+    const created = await call("POST", "/payment-links", { key: key(), body: { amount: "3", description: "T-shirt" } });
+    expect(created.status).toBe(201);
+    expect((await call("GET", `/payment-links/${created.body.id}`, { key: key() })).status).toBe(200);
+    expect((await call("GET", "/payment-links?active=true", { key: key() })).body.payment_links.length).toBe(1);
+    expect((await call("POST", `/payment-links/${created.body.id}/deactivate`, { key: key() })).body.active).toBe(false);
+    expect((await call("POST", `/payment-links/${created.body.id}/activate`, { key: key() })).body.active).toBe(true);
+  });
+
+  it("checkout sessions: create, get, list", async () => {
+    const created = await call("POST", "/checkout-sessions", {
+      key: key(),
+      body: { amount: "7", success_url: "https://shop.example/ok", cancel_url: null, expires_in_minutes: 30 },
+    });
+    expect(created.status).toBe(201);
+    expect((await call("GET", `/checkout-sessions/${created.body.id}`, { key: key() })).status).toBe(200);
+    expect((await call("GET", "/checkout-sessions?status=open&limit=3", { key: key() })).body.checkout_sessions.length).toBe(1);
+  });
+
+  it("webhook endpoints and deliveries: create, get, list, update, rotate, test event, delivery log, retry, delete", async () => {
+    const created = await call("POST", "/webhook-endpoints", {
+      key: key(),
+      body: { url: `${receiver.url}/hooks`, enabled_events: ["payment.completed"], description: "orders" },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    expect((await call("GET", `/webhook-endpoints/${id}`, { key: key() })).status).toBe(200);
+    expect((await call("GET", "/webhook-endpoints", { key: key() })).body.webhook_endpoints.length).toBe(1);
+    expect((await call("POST", `/webhook-endpoints/${id}`, { key: key(), body: { enabled_events: ["*"] } })).body.enabled_events).toEqual(["*"]);
+    expect((await call("POST", `/webhook-endpoints/${id}/rotate-secret`, { key: key() })).body.previous_secret_expires_at).not.toBeNull();
+
+    const test = await call("POST", `/webhook-endpoints/${id}/test`, { key: key() });
+    expect(test.body).toMatchObject({ event: "webhook.test", status: "pending" });
+    await t.app.webhooks.runOnce();
+    const delivery = await call("GET", `/webhook-deliveries/${test.body.id}`, { key: key() });
+    expect(delivery.body.attempts).toHaveLength(1);
+    const log = await call("GET", `/webhook-deliveries?endpoint_id=${id}&event=webhook.test&status=succeeded`, { key: key() });
+    expect(log.body.webhook_deliveries.map((d: any) => d.id)).toEqual([test.body.id]);
+    expect((await call("POST", `/webhook-deliveries/${test.body.id}/retry`, { key: key() })).body.status).toBe("pending");
+
+    expect((await call("DELETE", `/webhook-endpoints/${id}`, { key: key() })).body).toEqual({ id, object: "webhook_endpoint", deleted: true });
+  });
+
+  it("errors: 400, 401, 404, 413, 415 and 429 with the one-field body", async () => {
+    const bad = await call("POST", "/payments", { key: key(), body: { amount: "1.123456789" } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/^amount /);
+    expect((await call("GET", "/payments?limit=0", { key: key() })).status).toBe(400);
+    expect((await call("GET", "/payments")).status).toBe(401);
+    expect((await call("GET", "/invoices/inv_unknown", { key: key() })).status).toBe(404);
+    expect((await call("POST", "/customers", { key: key(), rawBody: "{}", headers: { "content-type": "text/plain" } })).status).toBe(415);
+    const huge = JSON.stringify({ name: "x".repeat(1024 * 1024) });
+    expect((await call("POST", "/customers", { key: key(), rawBody: huge, headers: { "content-type": "application/json" } })).status).toBe(413);
+    // A burst on a key allowed 1 request a second: whichever seconds it spans, some are refused.
+    const burst = await Promise.all(Array.from({ length: 5 }, () => call("GET", "/payments", { key: merchant.liveKey })));
+    const limited = burst.filter((answer) => answer.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("the document's own answer matches its operation", async () => {
+    const response = await fetch(`${t.url}/api/v1/openapi.json`);
+    expectDocumented("GET", "/openapi.json", { status: response.status, headers: response.headers, body: await response.json() });
+  });
+
+  it("covered every operation's success answer", () => {
+    const missing = Object.entries<any>(doc.paths).flatMap(([template, item]) =>
+      HTTP_METHODS.filter((m) => item[m])
+        .map((m) => ({ key: `${m.toUpperCase()} ${template}`, success: Object.keys(item[m].responses).find((s) => s.startsWith("2"))! }))
+        .filter(({ key, success }) => !seen.get(key)?.has(Number(success)))
+        .map(({ key }) => key),
+    );
+    expect(missing).toEqual([]);
+  });
+});
+
+describe("a client generated from the document", () => {
+  it("type-checks with openapi-typescript's types and creates and reads a payment through openapi-fetch", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "openapi-client-"));
+    try {
+      // api.ts, not api.d.ts: the generated types are checked too (skipLibCheck only skips the libraries').
+      writeFileSync(join(dir, "api.ts"), astToString(await openapiTS(new URL(`${t.url}/api/v1/openapi.json`))));
+      // A caller as a merchant would write it. Type-only imports: it runs with the test's openapi-fetch.
+      writeFileSync(
+        join(dir, "client.ts"),
+        `import type createClient from "openapi-fetch";
+import type { components, paths } from "./api";
+
+export async function createAndReadPayment(create: typeof createClient, baseUrl: string, key: string) {
+  const client = create<paths>({ baseUrl, headers: { authorization: \`Bearer \${key}\` } });
+  const created = await client.POST("/payments", {
+    body: { amount: "4.2", description: "typed client", metadata: { cart: "7" } },
+    params: { header: { "Idempotency-Key": "typed-client-1" } },
+  });
+  if (!created.data) throw new Error(created.error?.error);
+  const payment: components["schemas"]["Payment"] = created.data;
+  const read = await client.GET("/payments/{id}", { params: { path: { id: payment.id } } });
+  const missing = await client.GET("/payments/{id}", { params: { path: { id: "pay_missing" } } });
+  const notFound: string | undefined = missing.error?.error;
+  // @ts-expect-error amounts are strings, never numbers
+  await client.POST("/payments", { body: { amount: 4.2 } });
+  return { created: created.response.status, payment: read.data, notFound };
+}
+`,
+      );
+      const program = ts.createProgram([join(dir, "client.ts")], {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        lib: ["lib.es2023.d.ts", "lib.dom.d.ts"],
+        types: [],
+        // The temporary directory has no node_modules: openapi-fetch's types come from the project's.
+        paths: { "openapi-fetch": [join(process.cwd(), "node_modules/openapi-fetch/dist/index.d.mts")] },
+      });
+      const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      expect(diagnostics).toEqual([]);
+
+      const { createAndReadPayment } = await import(join(dir, "client.ts"));
+      const result = await createAndReadPayment(createClient, `${t.url}/api/v1`, merchant.sandboxKey);
+      expect(result.created).toBe(201);
+      expect(result.payment).toMatchObject({ object: "payment_intent", amount: "4.2000000", status: "pending", metadata: { cart: "7" } });
+      expect(result.notFound).toBe("Not found");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
