@@ -54,7 +54,6 @@ const ERROR_MEANINGS: Record<ErrorCode, string> = {
   401: 'The API key is missing or not valid: {"error": "Unauthorized"}',
   404: 'No such object for this key\'s organization and environment: {"error": "Not found"}',
   409: "The Idempotency-Key was used with a different request, or its first request is still running",
-  410: "The object is gone",
   413: "The body is larger than 1 MiB",
   415: "The body is not sent with Content-Type: application/json",
   429: 'Over the rate limit: {"error": "Too many requests"}; Retry-After says when to try again',
@@ -114,7 +113,7 @@ function operationOf(route: Route): ZodOpenApiOperationObject {
     tags: [tagOf(route.path)],
     requestParams: {
       ...(pathParams.length > 0 && { path: z.object(Object.fromEntries(pathParams)) }),
-      ...(route.query && { query: route.query as z.ZodObject }),
+      ...(route.query && { query: route.query }),
       ...(route.method === "POST" && { header: z.object({ "Idempotency-Key": idempotencyKeyHeader }) }),
     },
     ...(route.body && { requestBody: { required: !route.bodyless, content: json(route.body) } }),
@@ -131,6 +130,7 @@ const documentOperation: ZodOpenApiOperationObject = {
   responses: {
     200: { description: "OK", headers: z.object(rateLimitHeaders), content: json(z.looseObject({ openapi: z.string() })) },
     429: sharedErrorResponses[429],
+    500: sharedErrorResponses[500],
   },
 };
 

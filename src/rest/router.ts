@@ -18,7 +18,7 @@ export interface RestResult {
 }
 
 /** Error statuses a route may answer; each has the one-field body `{"error": "..."}`. */
-export type ErrorStatus = 400 | 401 | 404 | 409 | 410 | 413 | 415 | 429;
+export type ErrorStatus = 400 | 401 | 404 | 409 | 413 | 415 | 429;
 
 /**
  * One operation of /api/v1: how the router finds it, the zod schemas it validates its input with,
@@ -30,8 +30,8 @@ export interface Route {
   /** the operation's name in the OpenAPI document (and in generated clients) */
   operationId: string;
   summary: string;
-  /** query parameters; unknown ones are ignored */
-  query?: z.ZodType;
+  /** query parameters, an object of them; unknown ones are ignored */
+  query?: z.ZodObject;
   /** the JSON body of a POST */
   body?: z.ZodType;
   /** the success status (201 for a create) and its body */
@@ -78,7 +78,7 @@ interface RouteDefinition<P extends string, Q, B, R extends z.ZodType> extends O
 export function defineRoute<
   P extends string,
   R extends z.ZodType,
-  Q extends z.ZodType | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
 >(definition: RouteDefinition<P, Q, B, R>): Route {
   const { query: querySchema, body: bodySchema, status = 200, handler } = definition;
