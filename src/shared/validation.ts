@@ -134,7 +134,10 @@ const RESERVED_METADATA_KEYS = new Set(["__proto__", "constructor", "prototype"]
 
 const METADATA_MAX_KEY_LENGTH = 40;
 
-/** StringMetadata: up to 50 keys of 1..40 characters, string values of at most 500 characters. */
+/**
+ * StringMetadata: up to 50 keys of 1..40 characters, string values of at most 500 characters. The
+ * reserved-key check is a preprocess step so that the OpenAPI document shows the record's schema.
+ */
 export const metadataSchema = z
   .preprocess(
     (value, ctx) => {
