@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServerAdapter } from "@whatwg-node/server";
 import type { AppDeps } from "./context.ts";
+import { badRequest, notFound } from "./errors.ts";
 import { SSE_PATH, createSseServer } from "./graphql/sse.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
 import { type Ledger, createLedger } from "./ledger/ledger.ts";
@@ -23,6 +24,7 @@ import { createRestApi, isApiPath } from "./rest/api.ts";
 import { errorResponse } from "./rest/errors.ts";
 import type { Route } from "./rest/router.ts";
 import { apiRequestFromFetch, apiRequestFromNode, jsonResponse, sendNode, toFetchResponse } from "./rest/transport.ts";
+import { rememberRequestId, requestIdOf } from "./shared/request-id.ts";
 import { addressOfNodeRequest, clientAddressOf, rememberClientAddress } from "./gate/client-address.ts";
 import { createRateLimits } from "./gate/rate-limit.ts";
 import { createGraphQLRateGate } from "./gate/rate-limit.graphql.ts";
@@ -74,7 +76,7 @@ export function buildApp(deps: AppDeps): App {
 
   async function fetch(request: Request): Promise<Response> {
     // A Host header that makes no URL (`Host: [`) is the caller's mistake.
-    if (!URL.canParse(request.url)) return jsonResponse(400, { error: "The request URL is not valid" });
+    if (!URL.canParse(request.url)) return toFetchResponse(errorResponse(badRequest("The request URL is not valid"), deps.logger));
     const url = new URL(request.url);
     const path = url.pathname;
     if (isApiPath(path)) return toFetchResponse(await rest(apiRequestFromFetch(request, url)));
@@ -84,10 +86,13 @@ export function buildApp(deps: AppDeps): App {
     const simulated = ledger.handleSimulated(request, path);
     if (simulated) return simulated;
     const linkId = paymentLinkIdOf(path);
-    if (linkId) return toFetchResponse(await handlePaymentLinkVisit(deps, rateLimits, { method: request.method, linkId, clientAddress: clientAddressOf(request) }));
+    if (linkId) {
+      const visit = { method: request.method, linkId, clientAddress: clientAddressOf(request), requestId: requestIdOf(request) };
+      return toFetchResponse(await handlePaymentLinkVisit(deps, rateLimits, visit));
+    }
     const checkoutPage = await checkoutPages(request, url);
     if (checkoutPage) return checkoutPage;
-    return jsonResponse(404, { error: "Not found" });
+    return toFetchResponse(errorResponse(notFound(), deps.logger));
   }
 
   // A write may have committed an outbox event: the webhook worker looks now rather than at its next
@@ -97,10 +102,13 @@ export function buildApp(deps: AppDeps): App {
   };
   // Whatever escapes a door is answered as REST answers it: a 500 never shows internals (the
   // adapter's own fallback would send the stack trace).
-  const fetchMasked = (request: Request) => fetch(request).catch((error: unknown) => toFetchResponse(errorResponse(error, deps.logger)));
-  // node:http hands the adapter its request as server context: the caller's address comes from there.
-  const otherDoors = createServerAdapter<{ req: IncomingMessage }>((request, server) => {
+  const fetchMasked = (request: Request) =>
+    fetch(request).catch((error: unknown) => toFetchResponse(errorResponse(error, deps.logger, {}, requestIdOf(request))));
+  // node:http hands the adapter its request as server context: the caller's address comes from
+  // there, and the listener adds the id of the request's log line.
+  const otherDoors = createServerAdapter<{ req: IncomingMessage; requestId?: string }>((request, server) => {
     rememberClientAddress(request, addressOfNodeRequest(server.req, deps.config.trustProxy));
+    rememberRequestId(request, server.requestId);
     return fetchMasked(request);
   });
   const transportHeaders = transportSecurityHeaders(deps.config.publicUrl);
@@ -145,17 +153,17 @@ export function buildApp(deps: AppDeps): App {
       if (!isApiPath(path) && !linkId) {
         const enter = () => {
           res.once("finish", () => wakeAfterWrite(req.method, false));
-          void otherDoors(req, res);
+          void otherDoors(req, res, { requestId });
         };
         if (!isGraphQLPath(path)) return enter();
         void graphqlGate
           .admit(req.headers.authorization ?? null, addressOfNodeRequest(req, deps.config.trustProxy))
           .then((refused) => (refused ? sendNode(res, refused) : enter()))
-          .catch((error: unknown) => sendNode(res, errorResponse(error, deps.logger)));
+          .catch((error: unknown) => sendNode(res, errorResponse(error, deps.logger, {}, requestId)));
         return;
       }
       const answer = linkId
-        ? handlePaymentLinkVisit(deps, rateLimits, { method: req.method ?? "GET", linkId, clientAddress: addressOfNodeRequest(req, deps.config.trustProxy) })
+        ? handlePaymentLinkVisit(deps, rateLimits, { method: req.method ?? "GET", linkId, clientAddress: addressOfNodeRequest(req, deps.config.trustProxy), requestId })
         : rest(apiRequestFromNode(req, deps.config.trustProxy, requestId));
       void answer
         .catch((error: unknown) => errorResponse(error, deps.logger, {}, requestId))

@@ -1,9 +1,26 @@
-// The one error family. REST maps it to a status and {"error": message} in src/rest/errors.ts;
-// GraphQL exposes message and extensions.code. Anything else is a bug and is masked.
+// The one error family: a code and a message, no HTTP or GraphQL knowledge. Each door maps the code
+// once: REST (and the pages) to a status in src/rest/errors.ts, GraphQL to extensions.code in
+// src/graphql/errors.ts. Anything that is not a DomainError is a bug: logged, and answered without
+// its internals (500 / INTERNAL).
+import type { Logger } from "./shared/logger.ts";
+
+export type ErrorCode =
+  | "BAD_REQUEST"
+  /** GraphQL's name for a bad argument that is not a field of an input (a connection's cursor) */
+  | "BAD_USER_INPUT"
+  | "UNAUTHENTICATED"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "CONFLICT"
+  | "GONE"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "RATE_LIMITED"
+  | "UNAVAILABLE";
+
 export class DomainError extends Error {
   constructor(
-    readonly code: string,
-    readonly httpStatus: number,
+    readonly code: ErrorCode,
     message: string,
   ) {
     super(message);
@@ -11,12 +28,24 @@ export class DomainError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new DomainError("BAD_REQUEST", 400, message);
-export const unauthorized = () => new DomainError("UNAUTHENTICATED", 401, "Unauthorized");
-export const notFound = () => new DomainError("NOT_FOUND", 404, "Not found");
-export const conflict = (message: string) => new DomainError("CONFLICT", 409, message);
-export const gone = (message: string) => new DomainError("GONE", 410, message);
-export const payloadTooLarge = () => new DomainError("PAYLOAD_TOO_LARGE", 413, "Request body is larger than 1 MiB");
-export const unsupportedMediaType = () =>
-  new DomainError("UNSUPPORTED_MEDIA_TYPE", 415, "Content-Type must be application/json");
-export const tooManyRequests = () => new DomainError("RATE_LIMITED", 429, "Too many requests");
+export const badRequest = (message: string) => new DomainError("BAD_REQUEST", message);
+export const unauthorized = () => new DomainError("UNAUTHENTICATED", "Unauthorized");
+export const notFound = (message = "Not found") => new DomainError("NOT_FOUND", message);
+export const methodNotAllowed = (message: string) => new DomainError("METHOD_NOT_ALLOWED", message);
+export const conflict = (message: string) => new DomainError("CONFLICT", message);
+export const gone = (message: string) => new DomainError("GONE", message);
+export const payloadTooLarge = () => new DomainError("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB");
+export const unsupportedMediaType = () => new DomainError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");
+export const tooManyRequests = (message = "Too many requests") => new DomainError("RATE_LIMITED", message);
+export const unavailable = (message: string) => new DomainError("UNAVAILABLE", message);
+
+/** What any door answers in place of an error that is not a DomainError. */
+export const INTERNAL_ERROR_MESSAGE = "Internal server error";
+
+/**
+ * The one log line of an error that is not a DomainError, with the id of the request it broke
+ * (the request line's `request_id`, the caller's X-Request-Id).
+ */
+export function logUnexpectedError(logger: Logger, error: unknown, requestId: string | undefined): void {
+  logger.error("unexpected error", { error, request_id: requestId });
+}

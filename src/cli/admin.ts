@@ -67,8 +67,8 @@ run(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const message =
-      error instanceof UsageError || error instanceof DomainError
-        ? error.message === "Not found" ? "organization not found" : error.message
+      error instanceof DomainError && error.code === "NOT_FOUND"
+        ? "organization not found"
         : error instanceof Error ? error.message : String(error);
     console.error(message);
     process.exit(1);

@@ -14,6 +14,8 @@ import {
 } from "graphql";
 import type { Plugin } from "graphql-yoga";
 import type { Deps, Scope } from "../context.ts";
+import { tooManyRequests } from "../errors.ts";
+import { graphqlErrorOf } from "../graphql/errors.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import type { ApiResponse } from "../rest/transport.ts";
 import { clientAddressOf } from "./client-address.ts";
@@ -53,7 +55,7 @@ export function operationPoints(document: DocumentNode, operationName?: string |
 }
 
 export function rateLimitedError(retryAfterSeconds: number): GraphQLError {
-  return new GraphQLError("Too many requests", { extensions: { code: "RATE_LIMITED", retryAfter: retryAfterSeconds } });
+  return graphqlErrorOf(tooManyRequests(), undefined, { retryAfter: retryAfterSeconds });
 }
 
 export interface GraphQLRateGate {

@@ -57,7 +57,7 @@ const checkCursors: ArgumentCheck = (args) => {
     const cursor = args[name];
     if (cursor == null) continue;
     const decoded = typeof cursor === "string" && cursor.length <= 300 ? Buffer.from(cursor, "base64").toString("latin1") : "";
-    if (!ID_CURSOR.test(decoded)) throw new DomainError("BAD_USER_INPUT", 400, `${name} is not a cursor of this list`);
+    if (!ID_CURSOR.test(decoded)) throw new DomainError("BAD_USER_INPUT", `${name} is not a cursor of this list`);
   }
 };
 

@@ -2,7 +2,8 @@
 // (src/rest/idempotency.ts), stored per API key in its own namespace. A replay answers with the
 // resource the first call created (read afresh), or throws the first call's 4xx error again.
 import type { ServiceContext } from "../context.ts";
-import { DomainError } from "../errors.ts";
+import { DomainError, type ErrorCode } from "../errors.ts";
+import { httpStatusOf } from "../rest/errors.ts";
 import { checkIdempotencyKey, requestFingerprint, runIdempotently } from "../rest/idempotency.ts";
 
 export async function idempotentCreate<T extends { id: string }>(
@@ -25,15 +26,14 @@ export async function idempotentCreate<T extends { id: string }>(
         created = await create();
         return { status: 200, body: JSON.stringify({ id: created.id }) };
       } catch (error) {
-        if (error instanceof DomainError && error.httpStatus < 500) {
-          return { status: error.httpStatus, body: JSON.stringify({ error: error.message, code: error.code }) };
-        }
+        // Stored with REST's status of its code: the record says it is a final answer, not a 5xx to retry.
+        if (error instanceof DomainError) return { status: httpStatusOf(error.code), body: JSON.stringify({ error: error.message, code: error.code }) };
         throw error;
       }
     },
   );
   if (created) return created;
-  const stored = JSON.parse(response.body) as { id: string } | { error: string; code: string };
-  if ("error" in stored) throw new DomainError(stored.code, response.status, stored.error);
+  const stored = JSON.parse(response.body) as { id: string } | { error: string; code: ErrorCode };
+  if ("error" in stored) throw new DomainError(stored.code, stored.error);
   return load(stored.id);
 }

@@ -1,8 +1,8 @@
 // graphql-sse at /graphql/stream: subscriptions (and queries) over Server-Sent Events, distinct
 // connections mode (and, with WORKERS=1 only, single connection mode). Same schema and context as
-// /graphql; the API key is optional, as the public checkout subscription needs none. Errors are
-// masked as yoga masks them: a DomainError keeps its message and extensions.code, anything else
-// becomes "Unexpected error.".
+// /graphql; the API key is optional, as the public checkout subscription needs none. Errors in
+// results are mapped as /graphql maps them (src/graphql/errors.ts); refusals over HTTP answer
+// {"error": ...} with REST's status (src/rest/errors.ts).
 //
 // The same door rules as /graphql: CORS only for CORS_ORIGINS, the 1 MiB body limit, and the GraphQL bounds
 // (src/gate/graphql-bounds.ts) checked in onSubscribe before anything executes. Open streams are
@@ -11,14 +11,17 @@ import cluster from "node:cluster";
 import { type DocumentNode, GraphQLError } from "graphql";
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from "graphql-sse";
 import { createHandler } from "graphql-sse/lib/use/fetch";
-import { DomainError } from "../errors.ts";
+import { type DomainError, methodNotAllowed, notFound, tooManyRequests, unavailable } from "../errors.ts";
 import { clientAddressOf, rememberClientAddress } from "../gate/client-address.ts";
 import { corsHeadersFor } from "../gate/cors.ts";
 import { type Audience, audienceOf, forAudience, parseWithinBounds, validateWithinBounds } from "../gate/graphql-bounds.ts";
 import type { GraphQLRateGate } from "../gate/rate-limit.graphql.ts";
 import { readLimited } from "../rest/body.ts";
-import { apiRequestFromFetch, jsonResponse } from "../rest/transport.ts";
+import { errorResponse } from "../rest/errors.ts";
+import { apiRequestFromFetch, toFetchResponse } from "../rest/transport.ts";
+import { rememberRequestId, requestIdOf } from "../shared/request-id.ts";
 import { type GraphQLContext, callerScope } from "./context.ts";
+import { toGraphQLError } from "./errors.ts";
 import { schema } from "./schema.ts";
 import { subscribeSharingResults } from "./shared-subscribe.ts";
 import { RESERVATION_LIMITS, createReservations, createStreamCounter } from "./sse-limits.ts";
@@ -28,22 +31,10 @@ export const SSE_PATH = "/graphql/stream";
 const SINGLE_CONNECTION_REFUSED =
   "The single connection mode (PUT) needs WORKERS=1; use the distinct connections mode (a GET or POST per operation)";
 
-const retryAfter = (response: Response, seconds: number) => {
-  response.headers.set("retry-after", String(seconds));
-  return response;
-};
+const retryAfter = (seconds: number) => ({ "retry-after": String(seconds) });
 
 export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLRateGate) {
-  function mask(error: GraphQLError): GraphQLError {
-    const original = error.originalError;
-    if (!original) return error;
-    if (original instanceof DomainError) {
-      return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions: { code: original.code } });
-    }
-    if (original instanceof GraphQLError) return original;
-    deps.logger.error("graphql stream resolver failed", { error: original });
-    return new GraphQLError("Unexpected error.", { nodes: error.nodes, path: error.path });
-  }
+  const refusal = (error: DomainError, headers?: Record<string, string>) => toFetchResponse(errorResponse(error, deps.logger, headers));
 
   // Every checkout page sends the same operation text: parse and judge it once per audience.
   const documents = new Map<string, DocumentNode | GraphQLError>();
@@ -109,8 +100,11 @@ export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLR
       if (limited) return refused([limited]);
       return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
     },
-    onNext: (ctx, _request, result) =>
-      result.errors ? { ...result, errors: forAudience(result.errors.map(mask), audienceOf(ctx.scope, deps.config.production)) } : result,
+    onNext: (ctx, request, result) => {
+      if (!result.errors) return result;
+      const errors = result.errors.map((error) => toGraphQLError(error, deps.logger, requestIdOf(request.raw as Request)));
+      return { ...result, errors: forAudience(errors, audienceOf(ctx.scope, deps.config.production)) };
+    },
   });
 
   /** The stream's body, giving its place back when it ends (closed by either side). */
@@ -149,19 +143,19 @@ export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLR
       // A PUT reserves a stream for graphql-sse's single connection mode, kept in this process; with
       // several workers the client's next request may reach another one and find nothing. The token
       // is always the server's: one the client sends along is ignored.
-      if (cluster.isWorker) return jsonResponse(405, { error: SINGLE_CONNECTION_REFUSED });
+      if (cluster.isWorker) return refusal(methodNotAllowed(SINGLE_CONNECTION_REFUSED));
       const reserved = reservations.reserve(address);
       if ("refused" in reserved) {
         const seconds = Math.ceil(RESERVATION_LIMITS.ttlMs / 1000);
         return reserved.refused === "address"
-          ? retryAfter(jsonResponse(429, { error: "Too many stream reservations from this address" }), seconds)
-          : retryAfter(jsonResponse(503, { error: "Too many stream reservations; try again later" }), seconds);
+          ? refusal(tooManyRequests("Too many stream reservations from this address"), retryAfter(seconds))
+          : refusal(unavailable("Too many stream reservations; try again later"), retryAfter(seconds));
       }
       reservedBy.set(request, reserved.token);
     }
-    if (eventStream && token && !reservations.attach(token)) return jsonResponse(404, { error: "Stream not found" });
+    if (eventStream && token && !reservations.attach(token)) return refusal(notFound("Stream not found"));
     if (!eventStream) return handler(request);
-    if (!streams.open(address)) return retryAfter(jsonResponse(429, { error: "Too many open streams from this address" }), 1);
+    if (!streams.open(address)) return refusal(tooManyRequests("Too many open streams from this address"), retryAfter(1));
     let response: Response;
     try {
       response = await handler(request);
@@ -194,12 +188,11 @@ export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLR
         const body = await readLimited(apiRequestFromFetch(request, new URL(request.url)));
         forwarded = new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
         rememberClientAddress(forwarded, address);
+        rememberRequestId(forwarded, requestIdOf(request));
       }
       return await serve(forwarded, address);
     } catch (error) {
-      if (error instanceof DomainError) return jsonResponse(error.httpStatus, { error: error.message });
-      deps.logger.error("graphql stream failed", { error });
-      return jsonResponse(500, { error: "Internal server error" });
+      return toFetchResponse(errorResponse(error, deps.logger, {}, requestIdOf(request)));
     }
   }
 }

@@ -1,16 +1,17 @@
-// graphql-yoga at /graphql. Expected errors (DomainError) keep their message and carry
-// extensions.code; anything else is masked. The GraphQL bounds (src/gate/graphql-bounds.ts) refuse
+// graphql-yoga at /graphql. Every result's errors pass through src/graphql/errors.ts (expected ones
+// keep their message and carry extensions.code; anything else is logged and masked). The GraphQL bounds (src/gate/graphql-bounds.ts) refuse
 // an operation before it executes; the body limit is REST's; browsers of other origins may call only
 // from CORS_ORIGINS (the checkout page and the dashboard are same-origin). A browser's GET (Accept:
 // text/html) gets GraphiQL (graphiql.ts), served from the installed package.
-import { GraphQLError } from "graphql";
-import { type Plugin, createYoga, maskError } from "graphql-yoga";
-import { DomainError } from "../errors.ts";
+import { type Plugin, createYoga, isAsyncIterable, mapAsyncIterator } from "graphql-yoga";
 import { corsOptionsFor } from "../gate/cors.ts";
 import { audienceOf, graphqlBoundsPlugins } from "../gate/graphql-bounds.ts";
 import { type GraphQLRateGate, useRateLimits } from "../gate/rate-limit.graphql.ts";
 import { MAX_BODY_BYTES } from "../rest/body.ts";
+import type { Logger } from "../shared/logger.ts";
+import { requestIdOf } from "../shared/request-id.ts";
 import { type GraphQLContext, callerScope, knownCallerScope } from "./context.ts";
+import { withGraphQLErrors } from "./errors.ts";
 import { GRAPHIQL_OPTIONS, renderGraphiQLPage } from "./graphiql.ts";
 import { schema } from "./schema.ts";
 
@@ -27,21 +28,26 @@ export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: Grap
     logging: false,
     maxRequestBodySize: MAX_BODY_BYTES,
     cors: (request) => corsOptionsFor(request, corsOrigins, ["GET", "POST"]),
-    plugins: [identifyCaller, ...graphqlBoundsPlugins((request) => audienceOf(knownCallerScope(request), production)), useRateLimits(rateGate)],
+    plugins: [
+      identifyCaller,
+      ...graphqlBoundsPlugins((request) => audienceOf(knownCallerScope(request), production)),
+      useRateLimits(rateGate),
+      useErrorMapping(deps.logger),
+    ],
     context: async ({ request }) => ({ deps, scope: await callerScope(deps, request) }),
-    maskedErrors: {
-      maskError(error, message, isDev) {
-        const original = error instanceof GraphQLError ? error.originalError : error;
-        if (original instanceof DomainError) {
-          return new GraphQLError(original.message, {
-            nodes: error instanceof GraphQLError ? error.nodes : undefined,
-            path: error instanceof GraphQLError ? error.path : undefined,
-            extensions: { code: original.code },
-          });
-        }
-        if (!(original instanceof GraphQLError) && original) deps.logger.error("graphql resolver failed", { error: original });
-        return maskError(error, message, isDev);
-      },
-    },
+    // yoga's masking knows no request: useErrorMapping masks every result instead, request id at hand.
+    maskedErrors: false,
   });
+}
+
+/** Every result's errors (and every result of a stream) as the caller may see them. */
+function useErrorMapping(logger: Logger): Plugin {
+  return {
+    onResultProcess({ request, result, setResult }) {
+      const requestId = requestIdOf(request);
+      if (isAsyncIterable(result)) setResult(mapAsyncIterator(result, (each) => withGraphQLErrors(each, logger, requestId)));
+      else if (Array.isArray(result)) setResult(result.map((each) => withGraphQLErrors(each, logger, requestId)));
+      else setResult(withGraphQLErrors(result, logger, requestId));
+    },
+  };
 }

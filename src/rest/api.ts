@@ -3,7 +3,7 @@
 // A request without a valid key spends its address's public budget before it is refused, so
 // guessing keys is limited like any other anonymous traffic.
 import type { Deps, ServiceContext } from "../context.ts";
-import { DomainError, notFound, tooManyRequests, unauthorized } from "../errors.ts";
+import { DomainError, methodNotAllowed, notFound, tooManyRequests, unauthorized } from "../errors.ts";
 import type { RateLimits } from "../gate/rate-limit.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -46,12 +46,9 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
       const match = router.match(request.method, path);
       if (!match) throw notFound();
       if ("allowed" in match) {
-        return {
-          status: 405,
-          headers: { allow: match.allowed.join(", "), ...rateHeaders },
-          // The path is not echoed: it may be long.
-          body: JSON.stringify({ error: `${request.method} is not allowed on this path` }),
-        };
+        // The path is not echoed: it may be long.
+        const refused = methodNotAllowed(`${request.method} is not allowed on this path`);
+        return errorResponse(refused, deps.logger, { allow: match.allowed.join(", "), ...rateHeaders });
       }
       const query = Object.fromEntries(request.query);
       refuseUnstorableInput(query, "query");
@@ -76,8 +73,9 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
         },
         // 4xx answers are stored like successes (as Stripe does); unexpected errors propagate.
         () => respond().catch((error: unknown) => {
-          if (error instanceof DomainError) return { status: error.httpStatus, body: JSON.stringify({ error: error.message }) };
-          throw error;
+          if (!(error instanceof DomainError)) throw error;
+          const { status, body } = errorResponse(error, deps.logger);
+          return { status, body };
         }),
       );
       // The stored JSON text is sent as it is, so a replay is the same bytes as the original.

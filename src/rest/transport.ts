@@ -4,6 +4,7 @@
 // adapters below.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { addressOfNodeRequest, clientAddressOf } from "../gate/client-address.ts";
+import { requestIdOf } from "../shared/request-id.ts";
 
 export interface ApiRequest {
   method: string;
@@ -15,7 +16,7 @@ export interface ApiRequest {
   header(name: string): string | null;
   /** the body's bytes as they arrive; null when there is none */
   body(): AsyncIterable<Uint8Array> | null;
-  /** the id of the request's log line (node:http only), for its error lines */
+  /** the id of the request's log line, for its error lines */
   requestId?: string;
 }
 
@@ -51,6 +52,7 @@ export function apiRequestFromFetch(request: Request, url: URL): ApiRequest {
     query: url.searchParams,
     header: (name) => request.headers.get(name),
     body: () => request.body as unknown as AsyncIterable<Uint8Array> | null,
+    requestId: requestIdOf(request),
   };
 }
 

@@ -9,6 +9,7 @@ export interface SseFrame {
 
 export interface SseSubscription {
   status: number;
+  headers: Headers;
   /** the next `next` frame's data; rejects on complete, close or timeout */
   next(timeoutMs?: number): Promise<any>;
   /** every frame read so far */
@@ -90,6 +91,7 @@ export async function subscribeSse(
 
   return {
     status: response.status,
+    headers: response.headers,
     frames,
     async next(timeoutMs = 10_000) {
       const frame = await nextFrame(timeoutMs);

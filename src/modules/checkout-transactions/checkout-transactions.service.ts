@@ -205,7 +205,7 @@ export async function submitCheckoutTransaction(
     return { ...failure, paymentStatus: failed.status };
   } catch (error) {
     // Completed (another payment) or expired meanwhile: that status stands, this attempt changed nothing.
-    if (!(error instanceof DomainError && error.httpStatus === 409)) throw error;
+    if (!(error instanceof DomainError && error.code === "CONFLICT")) throw error;
     const now = await deps.db.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { status: true } });
     return { ...failure, paymentStatus: now.status };
   }

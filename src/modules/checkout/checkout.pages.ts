@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { AppDeps } from "../../context.ts";
 import { DomainError } from "../../errors.ts";
+import { httpStatusOf } from "../../rest/errors.ts";
 import { loadCheckout } from "./checkout.service.ts";
 
 export const CHECKOUT_UI_DIST = new URL("../../../checkout-ui/dist/", import.meta.url).pathname;
@@ -69,8 +70,9 @@ export function createCheckoutPages(deps: AppDeps, dist = CHECKOUT_UI_DIST) {
     try {
       await loadCheckout(deps, (page![1] ?? page![2])!);
     } catch (error) {
-      if (!(error instanceof DomainError && error.httpStatus === 404)) throw error;
-      status = 404;
+      // The page tells the payer itself (it reads the checkout too); the status is REST's for the error.
+      if (!(error instanceof DomainError)) throw error;
+      status = httpStatusOf(error.code);
     }
     return new Response(new Uint8Array(html), { status, headers: PAGE_HEADERS });
   };

@@ -2,9 +2,11 @@
 // checkout session. Kept apart from the checkout page under /c/ so the two compose: this answers
 // only plink_ paths and returns null for everything else.
 import type { AppDeps } from "../../context.ts";
-import { DomainError } from "../../errors.ts";
+import { DomainError, type ErrorCode, tooManyRequests } from "../../errors.ts";
 import { OPERATION_POINTS, type RateLimits } from "../../gate/rate-limit.ts";
+import { httpErrorOf } from "../../rest/errors.ts";
 import type { ApiResponse } from "../../rest/transport.ts";
+import type { Logger } from "../../shared/logger.ts";
 import { visitPaymentLink } from "./payment-links.service.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
 
@@ -23,6 +25,23 @@ function htmlPage(status: number, title: string, message: string): ApiResponse {
   return { status, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }, body };
 }
 
+/** What a visitor reads instead of a checkout, by error code (otherwise the error's message). */
+const PAGE_TEXT: Partial<Record<ErrorCode, [title: string, text: string]>> = {
+  RATE_LIMITED: ["Too many requests", "Too many requests from your network. Please try again in a moment."],
+  GONE: ["Payment link inactive", "This payment link is inactive. Please contact the merchant."],
+  NOT_FOUND: ["Payment link not found", "This payment link does not exist."],
+};
+
+/** The page of an error, with the status REST gives it. */
+function errorPage(error: unknown, logger: Logger, requestId: string | undefined): ApiResponse {
+  const { status, message } = httpErrorOf(error, logger, requestId);
+  const [title, text] =
+    error instanceof DomainError
+      ? (PAGE_TEXT[error.code] ?? ["Payment link unavailable", message])
+      : ["Something went wrong", "The payment link could not be opened. Please try again."];
+  return htmlPage(status, title, text);
+}
+
 /** The payment link id of a visit's path, or null when the path is not a payment link's. */
 export const paymentLinkIdOf = (path: string) => LINK_PATH.exec(path)?.[1] ?? null;
 
@@ -33,7 +52,7 @@ export const paymentLinkIdOf = (path: string) => LINK_PATH.exec(path)?.[1] ?? nu
 export async function handlePaymentLinkVisit(
   deps: AppDeps,
   rateLimits: RateLimits,
-  visit: { method: string; linkId: string; clientAddress: string },
+  visit: { method: string; linkId: string; clientAddress: string; requestId?: string },
 ): Promise<ApiResponse> {
   // Only GET: every visit creates a session, so nothing else may trigger one.
   if (visit.method !== "GET") return { status: 405, headers: { allow: "GET", "content-type": "text/plain" }, body: "" };
@@ -41,7 +60,7 @@ export async function handlePaymentLinkVisit(
   // A visit writes rows and sends a webhook: it spends more of the visitor's budget than a read.
   const decision = await rateLimits.chargeAddress(visit.clientAddress, OPERATION_POINTS.paymentLinkVisit);
   if (!decision.allowed) {
-    const page = htmlPage(429, "Too many requests", "Too many requests from your network. Please try again in a moment.");
+    const page = errorPage(tooManyRequests(), deps.logger, visit.requestId);
     return { ...page, headers: { ...page.headers, ...decision.headers } };
   }
   try {
@@ -52,14 +71,6 @@ export async function handlePaymentLinkVisit(
       body: "",
     };
   } catch (error) {
-    if (error instanceof DomainError && error.httpStatus === 410) {
-      return htmlPage(410, "Payment link inactive", "This payment link is inactive. Please contact the merchant.");
-    }
-    if (error instanceof DomainError && error.httpStatus === 404) {
-      return htmlPage(404, "Payment link not found", "This payment link does not exist.");
-    }
-    if (error instanceof DomainError) return htmlPage(error.httpStatus, "Payment link unavailable", error.message);
-    deps.logger.error("payment link visit failed", { error });
-    return htmlPage(500, "Something went wrong", "The payment link could not be opened. Please try again.");
+    return errorPage(error, deps.logger, visit.requestId);
   }
 }

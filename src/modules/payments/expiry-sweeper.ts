@@ -50,7 +50,7 @@ export function createExpirySweeper(
           moved++;
         } catch (error) {
           // Completed (or expired by another process) since it was read: nothing to do.
-          if (!(error instanceof DomainError && error.httpStatus === 409)) throw error;
+          if (!(error instanceof DomainError && error.code === "CONFLICT")) throw error;
         }
       }
       if (due.length < BATCH) {
