@@ -7,7 +7,7 @@ import { DomainError, INTERNAL_ERROR_MESSAGE, logUnexpectedError } from "../erro
 import type { Logger } from "../shared/logger.ts";
 
 /** extensions.code of an error no caller should see the inside of */
-export const INTERNAL_CODE = "INTERNAL";
+const INTERNAL_CODE = "INTERNAL";
 
 /** A DomainError as GraphQL answers it; `at`: the error graphql-js located it with (path, nodes). */
 export function graphqlErrorOf(error: DomainError, at?: GraphQLError, extensions: Record<string, unknown> = {}): GraphQLError {
