@@ -1,8 +1,9 @@
 // graphql-yoga at /graphql. Every result's errors pass through src/graphql/errors.ts (expected ones
 // keep their message and carry extensions.code; anything else is logged and masked). The GraphQL
-// bounds (src/gate/graphql-bounds.ts) refuse an operation before it executes; the body limit is REST's; browsers of other origins may call only
-// from CORS_ORIGINS (the checkout page and the dashboard are same-origin). A browser's GET (Accept:
-// text/html) gets GraphiQL (graphiql.ts), served from the installed package.
+// bounds (src/gate/graphql-bounds.ts) refuse an operation before it executes; the body limit is
+// REST's; browsers of other origins may call only from CORS_ORIGINS (the checkout page and the
+// dashboard are same-origin). A browser's GET (Accept: text/html) gets GraphiQL (graphiql.ts),
+// served from the installed package.
 import { type Plugin, createYoga, isAsyncIterable, mapAsyncIterator } from "graphql-yoga";
 import { corsOptionsFor } from "../gate/cors.ts";
 import { audienceOf, graphqlBoundsPlugins } from "../gate/graphql-bounds.ts";
