@@ -50,8 +50,16 @@ async function startCluster(extraEnv: Record<string, string> = {}) {
   return { service, env, ...merchant };
 }
 
+/**
+ * One cluster for the tests that only send it requests (a start is three processes loading the
+ * service): live keys limited to 5/s, sandbox keys not limited. The worker test ends it, so it
+ * comes after the others that use it.
+ */
+let shared: ReturnType<typeof startCluster> | undefined;
+const sharedCluster = () => (shared ??= startCluster({ RATE_LIMIT_LIVE: "5" }));
+
 it("shares each key's rate limit across the workers", async () => {
-  const { service, org } = await startCluster({ RATE_LIMIT_LIVE: "5" });
+  const { service, org } = await sharedCluster();
   expect(workerPids(service.pid)).toHaveLength(2);
 
   // At once, each on a connection of its own: the primary hands them to the two workers in turn.
@@ -67,7 +75,7 @@ it("shares each key's rate limit across the workers", async () => {
 });
 
 it("creates one payment for concurrent requests with one Idempotency-Key, whichever workers answer", async () => {
-  const { service, org, database } = await startCluster();
+  const { service, org, database } = await sharedCluster();
   const create = () =>
     requestOnNewConnection(`${service.url}/api/v1/payments`, {
       method: "POST",
@@ -83,7 +91,7 @@ it("creates one payment for concurrent requests with one Idempotency-Key, whiche
 });
 
 it("serves GraphQL over SSE in distinct connections mode, and refuses a single connection reservation", async () => {
-  const { service, org } = await startCluster();
+  const { service, org } = await sharedCluster();
   // A reserved stream would live in one worker, and the client's next request may reach the other.
   const reserve = await fetch(`${service.url}/graphql/stream`, { method: "PUT", headers: { authorization: `Bearer ${org.sandbox_api_key}` } });
   expect(reserve.status).toBe(405);
@@ -99,7 +107,7 @@ it("serves GraphQL over SSE in distinct connections mode, and refuses a single c
 });
 
 it("replaces a worker that dies, and SIGTERM stops every worker", async () => {
-  const { service, org } = await startCluster();
+  const { service, org } = await sharedCluster();
   const [victim, survivor] = workerPids(service.pid);
   process.kill(victim!, "SIGKILL");
 
@@ -107,7 +115,7 @@ it("replaces a worker that dies, and SIGTERM stops every worker", async () => {
   expect(replaced).toContain(survivor);
   // The new worker listens: every connection is answered, whichever worker it reaches.
   await waitFor(
-    async () => Promise.all(Array.from({ length: 6 }, () => getOnNewConnection(`${service.url}/api/v1/payments`, org.live_api_key).catch(() => null))),
+    async () => Promise.all(Array.from({ length: 6 }, () => getOnNewConnection(`${service.url}/api/v1/payments`, org.sandbox_api_key).catch(() => null))),
     (answers) => answers.every((a) => a?.status === 200),
     20_000,
   );
