@@ -19,6 +19,9 @@ function migrations(dialect: string): string[] {
 
 const snapshotOf = (dialect: string, migration: string) => join(prismaDir, "migrations", dialect, migration, "schema.prisma");
 
+/** A schema as far as the database sees it: generator blocks make code, not tables. */
+const withoutGenerators = (schema: string) => schema.replace(/^generator \w+ \{[\s\S]*?^\}\n/gm, "").replace(/\n{3,}/g, "\n\n");
+
 const check = process.argv.includes("--check");
 const name = process.argv.slice(2).find((a) => !a.startsWith("--"));
 if (!check && !/^[a-z0-9_]+$/.test(name ?? "")) {
@@ -33,7 +36,7 @@ for (const dialect of dialects) {
   const modelled = all.findLast((m) => existsSync(snapshotOf(dialect, m)));
   const snapshot = modelled ? snapshotOf(dialect, modelled) : undefined;
   const current = renderSchema(dialect);
-  if (snapshot && readFileSync(snapshot, "utf8") === current) continue;
+  if (snapshot && withoutGenerators(readFileSync(snapshot, "utf8")) === withoutGenerators(current)) continue;
   if (check) {
     console.error(`${dialect}: models.prisma has changes with no migration: npm run db:new-migration -- <name>`);
     pending = true;
