@@ -2,6 +2,8 @@
 // Each migration keeps a copy of the schema it leads to, so the next one is diffed from it without a
 // database (the Prisma CLI cannot migrate PostgreSQL offline; src/db/migrate.ts applies the SQL).
 // `--check` fails when models.prisma has changes that no migration carries.
+// A hand-written migration (SQL only, no schema.prisma: a table Prisma does not model, such as the
+// rate limiter's) takes its place in the numbering and leaves the models as they were.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -10,11 +12,15 @@ import { dialects, renderSchema, schemaPath } from "./build-schemas.ts";
 
 const prismaDir = dirname(fileURLToPath(import.meta.url));
 
-function lastMigration(dialect: string): string | undefined {
+function migrations(dialect: string): string[] {
   const dir = join(prismaDir, "migrations", dialect);
-  if (!existsSync(dir)) return undefined;
-  return readdirSync(dir).sort().at(-1);
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
 }
+
+const snapshotOf = (dialect: string, migration: string) => join(prismaDir, "migrations", dialect, migration, "schema.prisma");
+
+/** A schema as far as the database sees it: generator blocks make code, not tables. */
+const withoutGenerators = (schema: string) => schema.replace(/^generator \w+ \{[\s\S]*?^\}\n/gm, "").replace(/\n{3,}/g, "\n\n");
 
 const check = process.argv.includes("--check");
 const name = process.argv.slice(2).find((a) => !a.startsWith("--"));
@@ -25,10 +31,12 @@ if (!check && !/^[a-z0-9_]+$/.test(name ?? "")) {
 
 let pending = false;
 for (const dialect of dialects) {
-  const last = lastMigration(dialect);
-  const snapshot = last ? join(prismaDir, "migrations", dialect, last, "schema.prisma") : undefined;
+  const all = migrations(dialect);
+  const last = all.at(-1);
+  const modelled = all.findLast((m) => existsSync(snapshotOf(dialect, m)));
+  const snapshot = modelled ? snapshotOf(dialect, modelled) : undefined;
   const current = renderSchema(dialect);
-  if (snapshot && readFileSync(snapshot, "utf8") === current) continue;
+  if (snapshot && withoutGenerators(readFileSync(snapshot, "utf8")) === withoutGenerators(current)) continue;
   if (check) {
     console.error(`${dialect}: models.prisma has changes with no migration: npm run db:new-migration -- <name>`);
     pending = true;

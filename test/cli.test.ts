@@ -1,12 +1,11 @@
 // The operator CLI as an operator runs it: a real process against the same DATABASE_URL as the
-// server (here the test app's database), checked through the server's HTTP API.
-import { execFile } from "node:child_process";
-import { resolve } from "node:path";
+// server (here the test app's database), checked through the server's HTTP API. What the CLI answers
+// before it opens a database (help, usage errors) is in cli-usage.nodb.test.ts.
 import { Keypair } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { expectFailure, expectOk, runAdmin } from "./support/admin-cli.ts";
 import { type TestApp, freshDatabaseUrl, startTestApp } from "./support/test-app.ts";
 
-const root = resolve(import.meta.dirname, "..");
 let t: TestApp;
 
 // Every command is a fresh process (tsx, Prisma, the Stellar SDK): seconds each on a busy machine.
@@ -17,46 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  /** the JSON object on the last line of stdout */
-  json: any;
-}
-
-/** `tsx src/cli/admin.ts ...args` (what `npm run --silent admin -- ...` runs). */
-function admin(args: string[], databaseUrl = t.config.databaseUrl): Promise<CliResult> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", "src/cli/admin.ts", ...args],
-      { cwd: root, env: { PATH: process.env.PATH!, DATABASE_URL: databaseUrl }, timeout: 120_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-        const lastLine = stdout.trim().split("\n").at(-1) ?? "";
-        let json: unknown;
-        try {
-          json = JSON.parse(lastLine);
-        } catch {
-          json = undefined;
-        }
-        done({ code, stdout, stderr, json });
-      },
-    );
-  });
-}
-
-function expectOk(result: CliResult) {
-  expect(result.stderr).toBe("");
-  expect(result.code).toBe(0);
-}
-
-function expectFailure(result: CliResult, message: string) {
-  expect(result.code).toBe(1);
-  expect(result.stdout).toBe("");
-  expect(result.stderr).toContain(message);
-}
+const admin = (args: string[], databaseUrl = t.config.databaseUrl) => runAdmin(args, databaseUrl);
 
 describe("admin CLI", () => {
   it("runs the whole merchant setup: org, wallet, asset, rate, key create and revoke, each visible over HTTP", async () => {
@@ -166,17 +126,6 @@ describe("admin CLI", () => {
       );
     });
 
-    it("a missing flag", async () => {
-      const [name, org, prefix] = await Promise.all([
-        admin(["org", "create"]),
-        admin(["wallet", "set", "--environment", "sandbox", "--address", address]),
-        admin(["key", "revoke"]),
-      ]);
-      expectFailure(name, "--name is required");
-      expectFailure(org, "--org is required");
-      expectFailure(prefix, "--key-prefix is required");
-    });
-
     it("bad asset and rate values", async () => {
       const rate = (currency: string, asset: string, price: string) =>
         admin(["rate", "set", "--org", orgId, "--environment", "sandbox", "--currency", currency, "--asset", asset, "--price", price]);
@@ -191,53 +140,6 @@ describe("admin CLI", () => {
       expectFailure(price, "price must be a positive decimal");
       expectFailure(notEnabled, "asset EURC is not enabled for this organization");
       expect(await t.database.db.exchangeRate.count({ where: { organizationId: orgId } })).toBe(0);
-    });
-
-    it("an unknown command or flag is named on stderr with where help is", async () => {
-      const [command, flag, stray] = await Promise.all([
-        admin(["org", "delete"]),
-        admin(["org", "create", "--nme", "Typo"]),
-        admin(["org", "list", "extra"]),
-      ]);
-      expectFailure(command, 'unknown command "org delete": see npm run --silent admin -- --help');
-      expectFailure(flag, "Unknown option '--nme'");
-      expect(flag.stderr).toContain("see npm run --silent admin -- org create --help");
-      expectFailure(stray, "see npm run --silent admin -- org list --help");
-      expect(await t.database.db.organization.count({ where: { name: "Typo" } })).toBe(0);
-    });
-  });
-
-  describe("help: on stdout, exit 0, written from the command table", () => {
-    const everyCommand = ["org create", "org list", "wallet set", "wallet list", "asset enable", "rate set", "key create", "key list", "key revoke", "webhook-secrets reencrypt"];
-
-    it("--help, help and no arguments list every command", async () => {
-      const results = await Promise.all([admin(["--help"]), admin(["help"]), admin([])]);
-      for (const result of results) {
-        expectOk(result);
-        expect(result.stdout).toContain("usage: npm run --silent admin -- <command>");
-        for (const name of everyCommand) expect(result.stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
-      }
-      expect(results[1]!.stdout).toBe(results[0]!.stdout);
-      expect(results[2]!.stdout).toBe(results[0]!.stdout);
-    });
-
-    it("<command> --help shows its flags and what it prints, and runs nothing", async () => {
-      const [orgCreate, keyCreate, keyList, group] = await Promise.all([
-        admin(["org", "create", "--help"]),
-        admin(["key", "create", "--help"]),
-        admin(["key", "list", "--org", "org_unknown", "-h"]),
-        admin(["key", "--help"]),
-      ]);
-      for (const result of [orgCreate, keyCreate, keyList, group]) expectOk(result);
-      expect(orgCreate.stdout).toContain("usage: npm run --silent admin -- org create --name NAME");
-      expect(orgCreate.stdout).toMatch(/^prints: \{"organization_id":"org_\.\.\.","sandbox_api_key":"pk_test_\.\.\."/m);
-      expect(keyCreate.stdout).toContain("usage: npm run --silent admin -- key create --org ID --environment sandbox|production");
-      expect(keyCreate.stdout).toMatch(/^  --org ID +organization id/m);
-      expect(keyCreate.stdout).toMatch(/^prints: \{"api_key":/m);
-      expect(keyList.stdout).toContain("usage: npm run --silent admin -- key list --org ID");
-      expect(group.stdout).toMatch(/^  key create /m);
-      expect(group.stdout).not.toMatch(/^  org create /m);
-      expect(await t.database.db.organization.count({ where: { name: "NAME" } })).toBe(0);
     });
   });
 

@@ -5,19 +5,20 @@
 import { request as httpRequest } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { Networks } from "@stellar/stellar-sdk";
-import { afterAll, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { childPids, isAlive, workerPids } from "../bench/lib/processes.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { serve } from "../src/server.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
+import { fileCleanups } from "./support/file-cleanups.ts";
 import { freshDatabaseUrl } from "./support/test-app.ts";
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const cleanups = fileCleanups();
+
+// Each start is three processes loading the service: seconds of CPU, more while other files run.
+vi.setConfig({ testTimeout: 120_000 });
 
 
 
@@ -50,71 +51,80 @@ async function startCluster(extraEnv: Record<string, string> = {}) {
   return { service, env, ...merchant };
 }
 
-it("shares each key's rate limit across the workers", async () => {
-  const { service, org } = await startCluster({ RATE_LIMIT_LIVE: "5" });
-  expect(workerPids(service.pid)).toHaveLength(2);
-
-  // At once, each on a connection of its own: the primary hands them to the two workers in turn.
-  const started = Date.now();
-  const answers = await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(`${service.url}/api/v1/payments`, org.live_api_key)));
-  const refilled = Math.ceil(((Date.now() - started) / 1000) * 5);
-
-  // One bucket of 5 for the key, whichever worker answered; a bucket per worker would let 10 through.
-  const allowed = answers.filter((a) => a.status === 200).length;
-  expect(allowed).toBeGreaterThanOrEqual(5);
-  expect(allowed).toBeLessThanOrEqual(5 + refilled);
-  expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - allowed);
-});
-
-it("creates one payment for concurrent requests with one Idempotency-Key, whichever workers answer", async () => {
-  const { service, org, database } = await startCluster();
-  const create = () =>
-    requestOnNewConnection(`${service.url}/api/v1/payments`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${org.sandbox_api_key}`, "content-type": "application/json", "idempotency-key": "order-42" },
-      body: JSON.stringify({ amount: "3.5" }),
-    });
-
-  const answers = await Promise.all(Array.from({ length: 20 }, create));
-  expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
-  expect(new Set(answers.map((a) => a.body)).size).toBe(1);
-  expect(answers.filter((a) => a.headers["idempotent-replayed"] !== "true")).toHaveLength(1);
-  expect(await database.db.payment.count()).toBe(1);
-});
-
-it("serves GraphQL over SSE in distinct connections mode, and refuses a single connection reservation", async () => {
-  const { service, org } = await startCluster();
-  // A reserved stream would live in one worker, and the client's next request may reach the other.
-  const reserve = await fetch(`${service.url}/graphql/stream`, { method: "PUT", headers: { authorization: `Bearer ${org.sandbox_api_key}` } });
-  expect(reserve.status).toBe(405);
-  expect(await reserve.json()).toEqual({ error: expect.stringContaining("WORKERS=1") });
-
-  const query = await fetch(`${service.url}/graphql/stream`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${org.sandbox_api_key}`, "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify({ query: "{ payments(first: 1) { edges { node { id } } } }" }),
+// The tests that only send requests share one cluster (a start is three processes loading the
+// service): live keys limited to 5/s, sandbox keys not limited. The last one ends it.
+describe("one cluster", () => {
+  let cluster: Awaited<ReturnType<typeof startCluster>>;
+  beforeAll(async () => {
+    cluster = await startCluster({ RATE_LIMIT_LIVE: "5" });
   });
-  expect(query.status).toBe(200);
-  expect(await query.text()).toContain('"edges":[]');
-});
 
-it("replaces a worker that dies, and SIGTERM stops every worker", async () => {
-  const { service, org } = await startCluster();
-  const [victim, survivor] = workerPids(service.pid);
-  process.kill(victim!, "SIGKILL");
+  it("shares each key's rate limit across the workers", async () => {
+    const { service, org } = cluster;
+    expect(workerPids(service.pid)).toHaveLength(2);
 
-  const replaced = await waitFor(async () => workerPids(service.pid), (pids) => pids.length === 2 && !pids.includes(victim!), 20_000);
-  expect(replaced).toContain(survivor);
-  // The new worker listens: every connection is answered, whichever worker it reaches.
-  await waitFor(
-    async () => Promise.all(Array.from({ length: 6 }, () => getOnNewConnection(`${service.url}/api/v1/payments`, org.live_api_key).catch(() => null))),
-    (answers) => answers.every((a) => a?.status === 200),
-    20_000,
-  );
+    // At once, each on a connection of its own: the primary hands them to the two workers in turn.
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(`${service.url}/api/v1/payments`, org.live_api_key)));
+    const refilled = Math.ceil(((Date.now() - started) / 1000) * 5);
 
-  await service.stop();
-  expect(isAlive(service.pid)).toBe(false);
-  await waitFor(async () => replaced.filter(isAlive), (alive) => alive.length === 0);
+    // One bucket of 5 for the key, whichever worker answered; a bucket per worker would let 10 through.
+    const allowed = answers.filter((a) => a.status === 200).length;
+    expect(allowed).toBeGreaterThanOrEqual(5);
+    expect(allowed).toBeLessThanOrEqual(5 + refilled);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - allowed);
+  });
+
+  it("creates one payment for concurrent requests with one Idempotency-Key, whichever workers answer", async () => {
+    const { service, org, database } = cluster;
+    const create = () =>
+      requestOnNewConnection(`${service.url}/api/v1/payments`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${org.sandbox_api_key}`, "content-type": "application/json", "idempotency-key": "order-42" },
+        body: JSON.stringify({ amount: "3.5" }),
+      });
+
+    const answers = await Promise.all(Array.from({ length: 20 }, create));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
+    expect(new Set(answers.map((a) => a.body)).size).toBe(1);
+    expect(answers.filter((a) => a.headers["idempotent-replayed"] !== "true")).toHaveLength(1);
+    expect(await database.db.payment.count()).toBe(1);
+  });
+
+  it("serves GraphQL over SSE in distinct connections mode, and refuses a single connection reservation", async () => {
+    const { service, org } = cluster;
+    // A reserved stream would live in one worker, and the client's next request may reach the other.
+    const reserve = await fetch(`${service.url}/graphql/stream`, { method: "PUT", headers: { authorization: `Bearer ${org.sandbox_api_key}` } });
+    expect(reserve.status).toBe(405);
+    expect(await reserve.json()).toEqual({ error: expect.stringContaining("WORKERS=1") });
+
+    const query = await fetch(`${service.url}/graphql/stream`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${org.sandbox_api_key}`, "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ query: "{ payments(first: 1) { edges { node { id } } } }" }),
+    });
+    expect(query.status).toBe(200);
+    expect(await query.text()).toContain('"data":{"payments":{"edges":[');
+  });
+
+  it("replaces a worker that dies, and SIGTERM stops every worker", async () => {
+    const { service, org } = cluster;
+    const [victim, survivor] = workerPids(service.pid);
+    process.kill(victim!, "SIGKILL");
+
+    const replaced = await waitFor(async () => workerPids(service.pid), (pids) => pids.length === 2 && !pids.includes(victim!), 20_000);
+    expect(replaced).toContain(survivor);
+    // The new worker listens: every connection is answered, whichever worker it reaches.
+    await waitFor(
+      async () => Promise.all(Array.from({ length: 6 }, () => getOnNewConnection(`${service.url}/api/v1/payments`, org.sandbox_api_key).catch(() => null))),
+      (answers) => answers.every((a) => a?.status === 200),
+      20_000,
+    );
+
+    await service.stop();
+    expect(isAlive(service.pid)).toBe(false);
+    await waitFor(async () => replaced.filter(isAlive), (alive) => alive.length === 0);
+  });
 });
 
 it("leaves no worker behind when the primary is killed", async () => {
@@ -197,4 +207,4 @@ it("streams each settlement wallet from one worker only, and completes its payme
   );
   expect(statuses).toEqual(["completed", "completed", "completed", "completed"]);
   expect(streamsOpened.get(wallet)).toBe(1);
-}, 60_000);
+});

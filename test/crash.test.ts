@@ -10,19 +10,17 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Networks } from "@stellar/stellar-sdk";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { type ChildServer, childPids, isAlive, workerPids } from "../bench/lib/processes.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { serve } from "../src/server.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
+import { fileCleanups } from "./support/file-cleanups.ts";
 import { freshDatabaseUrl } from "./support/test-app.ts";
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-});
+const cleanups = fileCleanups();
 
 /** Receives deliveries; holds the very first one unanswered, so one is in flight when the service dies. */
 async function startReceiver() {
@@ -70,6 +68,7 @@ it("loses no acknowledged payment, event or webhook delivery when killed with SI
   const receiver = await startReceiver();
 
   const first = await startServiceProcess(env);
+  cleanups.push(() => first.stop());
   const api = (base: string, method: string, path: string, body?: unknown) =>
     fetch(`${base}/api/v1${path}`, {
       method,

@@ -297,26 +297,27 @@ if (dialect === "postgresql") {
     const otherApp = buildApp({ ...t.deps, db: database.db });
     const other = await serve(otherApp, { port: 0, host: "127.0.0.1" });
     try {
-      const m = await t.createMerchant();
-      const get = (base: string) => fetch(`${base}/api/v1/payments`, { headers: { authorization: `Bearer ${m.liveKey}` } });
-      const started = Date.now();
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => get(i % 2 ? other.url : t.url)));
-      const allowed = answers.filter((a) => a.status === 200).length;
-      // One budget of 5 for the key, whichever host answered; a budget per host would let 10 through.
-      expect(allowed).toBeGreaterThanOrEqual(LIVE_PER_SECOND);
-      expect(allowed).toBeLessThanOrEqual(LIVE_PER_SECOND * windowsSince(started));
-      expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - allowed);
+      // One budget of 5 for the key, whichever host answered; a budget per host (or a host counting
+      // alone, in its insurance memory, because the table is missing) would let 10 through.
+      await inOneWindow(async () => {
+        const m = await t.createMerchant();
+        const get = (base: string) => fetch(`${base}/api/v1/payments`, { headers: { authorization: `Bearer ${m.liveKey}` } });
+        const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => get(i % 2 ? other.url : t.url)));
+        expect(answers.filter((a) => a.status === 200)).toHaveLength(LIVE_PER_SECOND);
+        expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - LIVE_PER_SECOND);
+      });
 
       // A budget of 25 is reserved two points at a time per host: never more than 25 a window pass,
       // and at most one reserved point per host goes unspent.
-      const n = await t.createMerchant();
-      const getSandbox = (base: string) => fetch(`${base}/api/v1/payments`, { headers: { authorization: `Bearer ${n.sandboxKey}` } });
-      const startedSandbox = Date.now();
-      const sandboxAnswers = await Promise.all(Array.from({ length: 60 }, (_, i) => getSandbox(i % 2 ? other.url : t.url)));
-      const allowedSandbox = sandboxAnswers.filter((a) => a.status === 200).length;
-      expect(allowedSandbox).toBeGreaterThanOrEqual(SANDBOX_PER_SECOND - 2);
-      expect(allowedSandbox).toBeLessThanOrEqual(SANDBOX_PER_SECOND * windowsSince(startedSandbox));
-      expect(sandboxAnswers.filter((a) => a.status === 429)).toHaveLength(60 - allowedSandbox);
+      await inOneWindow(async () => {
+        const n = await t.createMerchant();
+        const getSandbox = (base: string) => fetch(`${base}/api/v1/payments`, { headers: { authorization: `Bearer ${n.sandboxKey}` } });
+        const sandboxAnswers = await Promise.all(Array.from({ length: 60 }, (_, i) => getSandbox(i % 2 ? other.url : t.url)));
+        const allowedSandbox = sandboxAnswers.filter((a) => a.status === 200).length;
+        expect(allowedSandbox).toBeGreaterThanOrEqual(SANDBOX_PER_SECOND - 2);
+        expect(allowedSandbox).toBeLessThanOrEqual(SANDBOX_PER_SECOND);
+        expect(sandboxAnswers.filter((a) => a.status === 429)).toHaveLength(60 - allowedSandbox);
+      });
     } finally {
       await other.close();
       await otherApp.stop();

@@ -37,7 +37,10 @@ export interface RateLimits {
   close(): Promise<void>;
 }
 
-/** The table on PostgreSQL; rate-limiter-flexible creates it (key, points, expire) on first start. */
+/**
+ * The table on PostgreSQL, with the library's columns (key, points, expire); a migration makes it
+ * (prisma/migrations/postgresql/0003_rate_limit_windows), so the library never tries (tableCreated).
+ */
 const POSTGRES_TABLE = "rate_limit_windows";
 /** A worker waits this long for the primary's answer before the request goes through unlimited. */
 const CLUSTER_TIMEOUT_MS = 2_000;
@@ -86,24 +89,18 @@ function decision(limit: number, res: RateLimiterRes, allowed: boolean): RateDec
 }
 
 interface Store {
-  /** a limiter, and when it can count (the PostgreSQL one first makes sure its table is there) */
-  limiter(keyPrefix: string, perSecond: number): { limiter: RateLimiterAbstract; ready: Promise<void> };
+  limiter(keyPrefix: string, perSecond: number): RateLimiterAbstract;
   close(): Promise<void>;
 }
 
-const ready = Promise.resolve();
-
 function memoryStore(): Store {
-  return { limiter: (keyPrefix, perSecond) => ({ limiter: new RateLimiterMemory({ keyPrefix, ...windowOf(perSecond) }), ready }), close: async () => {} };
+  return { limiter: (keyPrefix, perSecond) => new RateLimiterMemory({ keyPrefix, ...windowOf(perSecond) }), close: async () => {} };
 }
 
 /** Asks the primary process, which keeps the counts of all workers (RateLimiterClusterMaster). */
 function clusterStore(): Store {
   return {
-    limiter: (keyPrefix, perSecond) => ({
-      limiter: new RateLimiterCluster({ keyPrefix, ...windowOf(perSecond), timeoutMs: CLUSTER_TIMEOUT_MS }),
-      ready,
-    }),
+    limiter: (keyPrefix, perSecond) => new RateLimiterCluster({ keyPrefix, ...windowOf(perSecond), timeoutMs: CLUSTER_TIMEOUT_MS }),
     close: async () => {},
   };
 }
@@ -118,29 +115,10 @@ function postgresStore(databaseUrl: string): Store {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, options: `-c search_path="${postgresSchema(databaseUrl)}"` });
   // The library reports a dropped idle connection here; the pool replaces it.
   pool.on("error", () => {});
-  // The library's own table, made here once, under a lock: processes (and hosts) that each ran the
-  // library's CREATE TABLE IF NOT EXISTS at once could be told the table exists, and such a process
-  // then counted alone, in its insurance memory, for good. If it cannot be made, the limiters'
-  // queries fail and the insurance limiter counts.
-  const tableMade = (async () => {
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [POSTGRES_TABLE]);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS "${POSTGRES_TABLE}" (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)`,
-      );
-      await client.query("COMMIT");
-    } catch {
-      await client.query("ROLLBACK").catch(() => {});
-    } finally {
-      client.release();
-    }
-  })();
   return {
     limiter(keyPrefix, perSecond) {
       const window = windowOf(perSecond);
-      const limiter = new RateLimiterPostgres({
+      return new RateLimiterPostgres({
         storeClient: pool,
         storeType: "pool",
         tableName: POSTGRES_TABLE,
@@ -150,27 +128,25 @@ function postgresStore(databaseUrl: string): Store {
         inMemoryBlockOnConsumed: window.points,
         insuranceLimiter: new RateLimiterMemory({ keyPrefix, ...window }),
       });
-      return { limiter, ready: tableMade };
     },
     close: () => pool.end(),
   };
 }
 
-/** One budget per kind, each limiter made once (the PostgreSQL one creates its table then). */
+/** One budget per kind, each limiter made once. */
 class Budget {
-  protected readonly made: { limiter: RateLimiterAbstract; ready: Promise<void> } | null;
+  protected readonly limiter: RateLimiterAbstract | null;
   protected readonly limit: number;
 
   constructor(store: Store, keyPrefix: string, perSecond: number) {
-    this.made = perSecond > 0 ? store.limiter(keyPrefix, perSecond) : null;
+    this.limiter = perSecond > 0 ? store.limiter(keyPrefix, perSecond) : null;
     this.limit = windowOf(perSecond).points;
   }
 
   async charge(key: string, points: number): Promise<RateDecision> {
-    if (!this.made) return unlimited;
-    await this.made.ready;
+    if (!this.limiter) return unlimited;
     try {
-      return decision(this.limit, await this.made.limiter.consume(key, points), true);
+      return decision(this.limit, await this.limiter.consume(key, points), true);
     } catch (error) {
       return this.refusedOrServed(error);
     }
@@ -214,7 +190,7 @@ class LeasedBudget extends Budget {
   }
 
   override async charge(key: string, points: number): Promise<RateDecision> {
-    if (!this.made || this.slice === 1) return super.charge(key, points);
+    if (!this.limiter || this.slice === 1) return super.charge(key, points);
     // One reservation per key at a time: a request arriving meanwhile waits for its slice.
     for (let pending = this.reserving.get(key); pending; pending = this.reserving.get(key)) await pending;
     const lease = this.leases.get(key);
@@ -235,11 +211,10 @@ class LeasedBudget extends Budget {
 
   /** Takes a slice (or what `points` need beyond the `held` rest of the last one) from the database. */
   private async reserve(key: string, points: number, held: number): Promise<RateDecision> {
-    const { limiter, ready } = this.made!;
+    const limiter = this.limiter!;
     const need = points - held;
     const ask = Math.max(need, this.slice);
     const now = Date.now();
-    await ready;
     try {
       const res = await limiter.consume(key, ask);
       this.keep(key, { available: ask - need, consumed: res.consumedPoints, endsAt: now + res.msBeforeNext });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
 import { buildCheckoutUi } from "../../checkout-ui/build.ts";
+import { CHROMIUM_PATH } from "./prerequisites.ts";
 
 export const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
 
@@ -18,7 +19,7 @@ export async function launchBrowser(options: { viewport?: { width: number; heigh
   mkdirSync(ARTIFACTS, { recursive: true });
   const profile = mkdtempSync(join(tmpdir(), "stellar-pay-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: "/usr/bin/chromium",
+    executablePath: CHROMIUM_PATH,
     headless: true,
     args: [
       "--headless",

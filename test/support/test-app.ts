@@ -1,4 +1,4 @@
-// Starts the real app on a fresh database (SQLite file, or a PostgreSQL schema of database `test`,
+// Starts the real app on a fresh database (SQLite file, or a PostgreSQL schema of PG_ADMIN_URL's database,
 // chosen by TEST_DIALECT) behind a real HTTP server on 127.0.0.1, and gives tests a small client.
 import { randomBytes } from "node:crypto";
 import { afterAll } from "vitest";
@@ -18,8 +18,8 @@ import { type RunningServer, serve } from "../../src/server.ts";
 import type { Clock } from "../../src/shared/clock.ts";
 import { timeOrderedIds } from "../../src/shared/ids.ts";
 import { type Logger, createLogger } from "../../src/shared/logger.ts";
+import { PG_ADMIN_URL } from "./prerequisites.ts";
 
-export const PG_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test";
 export const dialect = (process.env.TEST_DIALECT ?? "sqlite") as "sqlite" | "postgresql";
 
 /** A clock tests move by hand: workers that expire or retry are tested without sleeping. */
