@@ -83,7 +83,9 @@ describe("Horizon unreachable", () => {
         sourceFor: (networkPassphrase) => new HorizonSource({ url, networkPassphrase }),
         locks,
         refreshMs: 50,
-        backoff: { initialMs: 20, maxMs: 40 },
+        // A connection that stays up for initialMs counts as reached: long enough that a refusal on a
+        // loaded machine always comes first.
+        backoff: { initialMs: 150, maxMs: 200 },
         outageSummaryMs: 60_000,
       },
     );
@@ -92,8 +94,8 @@ describe("Horizon unreachable", () => {
       streamer.start();
       const warnings = () => outage.lines().filter((l) => l.level === "warn");
       await until(() => warnings().length > 0);
-      // Many retries later (backoff of 20–40 ms), still the one warning.
-      await new Promise((r) => setTimeout(r, 500));
+      // Several retries later (backoff of 150–200 ms), still the one warning.
+      await new Promise((r) => setTimeout(r, 800));
       expect(warnings()).toHaveLength(1);
       expect(warnings()[0]!.message).toBe(`Horizon ${url} unreachable; retrying`);
       expect(outage.raw.join("\n")).not.toContain("stack");
@@ -102,7 +104,8 @@ describe("Horizon unreachable", () => {
       clock.advance(61_000);
       await until(() => warnings().length === 2);
       expect(warnings()[1]!.message).toMatch(new RegExp(`^Horizon ${url} still unreachable: \\d+ retries since \\d{4}-`));
-      expect(warnings()[1]!.retries).toBeGreaterThan(5);
+      expect(warnings()[1]!.retries).toBeGreaterThan(2);
+      expect(warnings().map((w) => w.reason)).not.toContain("[object Object]");
       await new Promise((r) => setTimeout(r, 200));
       expect(warnings()).toHaveLength(2);
 

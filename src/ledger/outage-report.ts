@@ -11,7 +11,15 @@ export interface OutageReport {
   reached(): void;
 }
 
-const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** A readable reason: the stream's failures are often not Errors but EventSource error events. */
+function reasonOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const { message, type, status } = (error ?? {}) as { message?: unknown; type?: unknown; status?: unknown };
+  if (typeof message === "string" && message) return message;
+  if (typeof status === "number") return `HTTP ${status}`;
+  if (typeof type === "string") return `${type} event`;
+  return String(error);
+}
 
 export function createOutageReport(deps: { logger: Logger; clock: Clock }, url: string, summaryMs = 60_000): OutageReport {
   let since: Date | null = null;
