@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { directSql } from "../src/db/client.ts";
 import { hotReads } from "../src/db/hot-reads.ts";
 import { createPayment } from "../src/modules/payments/payments.service.ts";
+import { paymentById } from "../src/modules/payments/payments.store.ts";
 import { createInvoice, finalizeInvoice } from "../src/modules/invoices/invoices.service.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
 
@@ -29,12 +30,12 @@ it("reads a payment exactly as Prisma does, with every column type set", async (
     },
   });
   const viaPrisma = await t.database.db.payment.findUnique({ where: { id: created.body.id } });
-  const viaDriver = await hotReads(t.database.db).paymentById(created.body.id);
+  const viaDriver = await paymentById(t.database.db, created.body.id);
   expect(viaDriver).toEqual(viaPrisma);
   expect(viaDriver!.amount).toBe(9_223_372_036_854_775_807n);
   expect(viaDriver!.late).toBe(true);
   expect(viaDriver!.confirmedAt!.toISOString()).toBe("2026-01-02T03:04:05.678Z");
-  expect(await hotReads(t.database.db).paymentById("pay_missing")).toBeNull();
+  expect(await paymentById(t.database.db, "pay_missing")).toBeNull();
 });
 
 it("reads an API key exactly as Prisma does, revocation included", async () => {

@@ -29,7 +29,6 @@ export function hotReads(db: Db) {
 }
 
 const apiKeyByHash = preparedQuery((q, p: { hash: string }) => q.selectFrom("ApiKey").selectAll().where("hash", "=", p.hash));
-const paymentById = preparedQuery((q, p: { id: string }) => q.selectFrom("Payment").selectAll().where("id", "=", p.id));
 const paymentLinkById = preparedQuery((q, p: { id: string }) => q.selectFrom("PaymentLink").selectAll().where("id", "=", p.id));
 
 function createHotReads(db: Db) {
@@ -37,7 +36,6 @@ function createHotReads(db: Db) {
   const typed = typedSql(db);
   return {
     apiKeyByHash: (hash: string) => apiKeyByHash.first(typed, { hash }),
-    paymentById: (id: string) => paymentById.first(typed, { id }),
     paymentLinkById: (id: string) => paymentLinkById.first(typed, { id }),
     /** with what invoiceInclude (invoices.view.ts) includes: items in order, payment, checkout session */
     async invoiceWithDetails(id: string): Promise<InvoiceWithDetails | null> {

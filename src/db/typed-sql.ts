@@ -13,17 +13,22 @@ import {
   type Compilable,
   type CompiledQuery,
   DummyDriver,
+  type Insertable,
   Kysely,
   type OperationNode,
   PostgresAdapter,
+  type RawBuilder,
+  type SqlBool,
   PostgresIntrospector,
   PostgresQueryCompiler,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
+  sql,
 } from "kysely";
 import type { Dialect } from "../config.ts";
 import type { DB } from "../generated/kysely-types.ts";
+import { getDatamodel } from "../generated/pothos-types.ts";
 import { type DirectSql, type Row, type Statement, rowConverter } from "./direct-sql.ts";
 
 export type { DB };
@@ -97,6 +102,8 @@ export interface PreparedQuery<P extends Params, R> {
   first(sql: TypedSql, params: P): Promise<R | null>;
   /** as one step of a DirectSql batch */
   statement(sql: TypedSql, params: P, options?: Pick<Statement, "expect">): Statement;
+  /** the rows its batch step returned (RETURNING), as Prisma returns the query's table's model */
+  rowsOf(sql: TypedSql, rows: Row[]): R[];
 }
 
 interface Compiled {
@@ -146,7 +153,18 @@ export function preparedQuery<P extends Params, R>(build: (q: QueryBuilder, para
       const entry = compile(sql.dialect);
       return { text: entry.text, params: bind(entry, params), ...options, ...(entry.insertsOneRow && !options?.expect ? { insertsOneRow: true as const } : {}) };
     },
+    rowsOf: (sql, rows) => rows.map((row) => compile(sql.dialect).convert(row) as R),
   };
+}
+
+/**
+ * `column` is one of a list given as ONE parameter, `sql.direct.listParam(values)`: the query keeps
+ * one text whatever the list's length, so it stays prepared (PostgreSQL takes an array, SQLite JSON).
+ */
+export function inListParam(q: QueryBuilder, column: string, list: unknown): RawBuilder<SqlBool> {
+  return q === builders.postgresql
+    ? sql<SqlBool>`${sql.ref(column)} = ANY(${list})`
+    : sql<SqlBool>`${sql.ref(column)} IN (SELECT value FROM json_each(${list}))`;
 }
 
 const insertsOneRow = (compiled: CompiledQuery) =>
@@ -174,4 +192,13 @@ function tableOf(node: OperationNode): string {
   if (named.kind === "AliasNode" && named.node) return tableOf({ kind: "SelectQueryNode", from: { froms: [named.node] } } as unknown as OperationNode);
   if (named.table) return named.table.identifier.name;
   throw new Error(`typed-sql: cannot tell the table of a ${node.kind}`);
+}
+
+/**
+ * Every column of `table` as the prepared query's parameter of the same name: the values of an
+ * INSERT of a whole row, `q.insertInto(table).values(everyColumn(table, p))`, called with the row.
+ */
+export function everyColumn<T extends keyof DB>(table: T, params: Params): Insertable<DB[T]> {
+  const fields = getDatamodel().datamodel.models[table as "Payment"]!.fields.filter((field) => field.kind === "scalar");
+  return Object.fromEntries(fields.map((field) => [field.name, params[field.name]])) as Insertable<DB[T]>;
 }

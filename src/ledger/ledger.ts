@@ -9,6 +9,7 @@
 // be tried offline too and no simulated payment can ever be mistaken for one on the real network.
 import { Networks } from "@stellar/stellar-sdk";
 import type { Deps } from "../context.ts";
+import { forgetLedgers } from "../modules/ledger-payments/ledger-payments.store.ts";
 import { createExpirySweeper } from "../modules/payments/expiry-sweeper.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createAccountLocks } from "./account-locks.ts";
@@ -84,7 +85,8 @@ export function createLedger(deps: Deps & { logger: Logger }, onEventsCommitted?
         baseUrl = startOptions.url.replace(/\/+$/, "");
         sources.clear();
       }
-      if (simulated) await forgetEarlierSimulatedLedgers(deps, [...simulated.keys()]);
+      // A simulated ledger lives only as long as this process: what an earlier one left is dropped.
+      if (simulated) await forgetLedgers(deps.db, [...simulated.keys()]);
       for (const network of simulated?.values() ?? []) network.start();
       streamer.start();
       sweeper.start();
@@ -96,13 +98,4 @@ export function createLedger(deps: Deps & { logger: Logger }, onEventsCommitted?
       await locks.close();
     },
   };
-}
-
-/**
- * A simulated ledger lives only as long as its process and starts again at ledger 1, so cursors and
- * operation ids recorded from an earlier one would hide the new ledger's payments: they are dropped.
- */
-async function forgetEarlierSimulatedLedgers(deps: Deps, passphrases: string[]) {
-  const where = { networkPassphrase: { in: passphrases } };
-  await deps.db.$transaction([deps.db.ledgerCursor.deleteMany({ where }), deps.db.ledgerPayment.deleteMany({ where })]);
 }

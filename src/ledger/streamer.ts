@@ -1,13 +1,13 @@
-// One payment stream per settlement wallet in use: the wallets of payments the ledger may complete
+// One payment stream per settlement wallet in use: the wallets of payments open for the ledger
 // (payment-states.ts: pending and failed ones, and ones expired in the last day, so late payments
 // are still seen), per network. Each stream resumes from its persisted cursor, hands every
 // operation to the verifier in ledger order, and on any failure (Horizon down, a database error)
 // closes, waits with exponential backoff and resumes from the cursor again: nothing is skipped, and
 // the verifier makes anything seen twice count once.
 import type { Deps } from "../context.ts";
-import { directSql } from "../db/client.ts";
-import type { DirectSql } from "../db/direct-sql.ts";
-import { LATE_WINDOW_MS, LEDGER_COMPLETES, completesLate, ledgerWatchedWhere } from "../modules/payments/payment-states.ts";
+import { keepFirstCursor, savedCursor } from "../modules/ledger-payments/ledger-payments.store.ts";
+import { LATE_WINDOW_MS } from "../modules/payments/payment-states.ts";
+import { oldestOpenForLedger, walletsOpenForLedger } from "../modules/payments/payments.store.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { AccountLocks } from "./account-locks.ts";
 import type { LedgerSource } from "./ledger-source.ts";
@@ -16,37 +16,6 @@ import { verifyLedgerPayments } from "./verifier.ts";
 
 /** How far before a wallet's oldest open payment a fresh stream starts, for clock differences. */
 const FIRST_CURSOR_MARGIN_MS = 5 * 60_000;
-
-/**
- * The wallets of open payments, as "passphrase|G...". Read group by group down the ("status",
- * "settlementAddress", "networkPassphrase", "expiresAt") index, one seek per wallet: every process
- * runs this every second, and its cost grows with the number of wallets, not of payments.
- */
-async function walletsToStream(sql: DirectSql, lateSince: Date): Promise<Set<string>> {
-  const wanted = new Set<string>();
-  for (const status of LEDGER_COMPLETES) {
-    let after = ["", ""];
-    for (;;) {
-      const [next] = await sql.all(
-        `SELECT "settlementAddress", "networkPassphrase" FROM "Payment"
-          WHERE "status" = $1 AND ("settlementAddress", "networkPassphrase") > ($2, $3)
-          ORDER BY "status", "settlementAddress", "networkPassphrase" LIMIT 1`,
-        [status, ...after],
-      );
-      if (!next) break;
-      after = [next.settlementAddress as string, next.networkPassphrase as string];
-      if (completesLate(status)) {
-        const [late] = await sql.all(
-          `SELECT 1 FROM "Payment" WHERE "status" = $1 AND "settlementAddress" = $2 AND "networkPassphrase" = $3 AND "expiresAt" >= $4 LIMIT 1`,
-          [status, ...after, lateSince],
-        );
-        if (!late) continue;
-      }
-      wanted.add(`${after[1]}|${after[0]}`);
-    }
-  }
-  return wanted;
-}
 
 export interface StreamerOptions {
   sourceFor(networkPassphrase: string): LedgerSource;
@@ -98,7 +67,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
   });
 
   async function refreshNow() {
-    const wanted = await walletsToStream(directSql(deps.db), lateSince());
+    const wanted = await walletsOpenForLedger(deps.db, lateSince());
     for (const [key, stream] of streams) {
       if (wanted.has(key)) continue;
       stream.close();
@@ -129,17 +98,12 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
     let oldestOpen: Promise<Date> | undefined;
 
     async function readOldestOpen(): Promise<Date> {
-      const { _min } = await deps.db.payment.aggregate({
-        where: { ...ledgerWatchedWhere(lateSince()), settlementAddress: account, networkPassphrase },
-        _min: { createdAt: true },
-      });
-      return _min.createdAt ?? deps.clock.now();
+      return (await oldestOpenForLedger(deps.db, position, lateSince())) ?? deps.clock.now();
     }
 
     async function resumeCursor(): Promise<string> {
-      const where = { networkPassphrase_account: position };
-      const saved = await deps.db.ledgerCursor.findUnique({ where });
-      if (saved) return saved.cursor;
+      const saved = await savedCursor(deps.db, position);
+      if (saved !== null) return saved;
       // First time for this wallet: start just before its oldest open payment, and remember it.
       oldestOpen ??= readOldestOpen().catch((error: unknown) => {
         oldestOpen = undefined;
@@ -150,8 +114,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
       const cursor = await source.cursorBefore(account, before);
       networkFailed = false;
       outage.reached();
-      await deps.db.ledgerCursor.upsert({ where, create: { ...position, cursor }, update: {} });
-      return (await deps.db.ledgerCursor.findUniqueOrThrow({ where })).cursor;
+      return keepFirstCursor(deps.db, position, cursor, deps.clock.now());
     }
 
     function retryLater(error: unknown) {

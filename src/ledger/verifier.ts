@@ -4,15 +4,22 @@
 // operation id) makes a replayed operation count once.
 import type { Deps } from "../context.ts";
 import { directSql } from "../db/client.ts";
-import { type BatchStep, insertStatement } from "../db/direct-sql.ts";
-import { toPayment } from "../db/rows.ts";
-import type { Payment } from "../generated/sqlite/client.ts";
+import type { BatchStep } from "../db/direct-sql.ts";
+import type { LedgerPayment, Payment } from "../generated/sqlite/client.ts";
 import { type Asset, sameAsset } from "../shared/assets.ts";
-import { addStroopsSql, capStroops } from "../shared/money.ts";
+import {
+  type StreamPosition,
+  moveCursorStatement,
+  recordLedgerPaymentStatement,
+  recordedOperations,
+} from "../modules/ledger-payments/ledger-payments.store.ts";
 import { appendCompletion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
 import { ledgerCompletes } from "../modules/payments/payment-states.ts";
+import { creditPaymentStatement, paymentsOfWalletByMemoIds } from "../modules/payments/payments.store.ts";
 import { crashPoint } from "../shared/crash-point.ts";
 import type { LedgerPaymentRecord } from "./ledger-source.ts";
+
+export type { StreamPosition };
 
 export type VerificationOutcome =
   /** not money arriving at this account: outgoing, failed transaction, other operation */
@@ -26,12 +33,6 @@ export type VerificationOutcome =
   | "completed"
   /** counted toward a payment the ledger no longer completes (completed already: an overpayment) */
   | "credited";
-
-export interface StreamPosition {
-  networkPassphrase: string;
-  /** the settlement wallet being streamed */
-  account: string;
-}
 
 /** The correlation the payer attached: the muxed id of an M... destination, else an id memo. */
 export function correlationOf(record: LedgerPaymentRecord): string | null {
@@ -61,30 +62,13 @@ export async function verifyLedgerPayments(
 ): Promise<VerificationOutcome[]> {
   const last = records.at(-1);
   if (!last) return [];
+  const { db } = deps;
   const { networkPassphrase, account } = position;
-  const sql = directSql(deps.db);
   // Money arriving: not outgoing payments, other operations or failed transactions.
   const incoming = new Set(records.filter((r) => r.kind !== "other" && r.to === account && r.transactionSuccessful));
-  const seen = new Set(
-    (
-      await sql.all(`SELECT "operationId" FROM "LedgerPayment" WHERE "networkPassphrase" = $1 AND ${sql.inList('"operationId"', "$2")}`, [
-        networkPassphrase,
-        sql.listParam([...incoming].map((r) => r.operationId)),
-      ])
-    ).map((row) => row.operationId as string),
-  );
+  const seen = await recordedOperations(db, networkPassphrase, [...incoming].map((r) => r.operationId));
   const correlations = [...new Set([...incoming].map(correlationOf).filter((c): c is string => c !== null))];
-  const payments = new Map(
-    (
-      await sql.all(
-        `SELECT * FROM "Payment" WHERE ${sql.inList('"memoId"', "$1")} AND "settlementAddress" = $2 AND "networkPassphrase" = $3`,
-        [sql.listParam(correlations), account, networkPassphrase],
-      )
-    ).map((row) => {
-      const payment = toPayment(row)!;
-      return [payment.memoId, payment];
-    }),
-  );
+  const payments = new Map((await paymentsOfWalletByMemoIds(db, position, correlations)).map((payment) => [payment.memoId, payment]));
 
   const now = deps.clock.now();
   const outcomes: VerificationOutcome[] = [];
@@ -105,7 +89,7 @@ export async function verifyLedgerPayments(
     const payment = correlation ? payments.get(correlation) : undefined;
     const counts = payment !== undefined && sameAsset(record.asset, settlementAssetOf(payment));
     // A concurrent insert of the same operation fails the batch: it counts once.
-    steps.push(insertStatement("LedgerPayment", ledgerPaymentRow(networkPassphrase, account, record, counts ? payment.id : null, now)));
+    steps.push(recordLedgerPaymentStatement(db, ledgerPaymentRow(position, record, counts ? payment.id : null, now)));
     if (!counts) {
       outcomes.push("unmatched");
       continue;
@@ -122,13 +106,10 @@ export async function verifyLedgerPayments(
   }
 
   const completing = [...credits.values()].filter((c) => c.completedBy).map((c) => c.payment.id);
-  const relations = await loadCompletionRelations(deps.db, completing);
+  const relations = await loadCompletionRelations(db, completing);
   for (const { payment, amount, completedBy } of credits.values()) {
     if (!completedBy) {
-      steps.push({
-        text: `UPDATE "Payment" SET "amountReceived" = ${addStroopsSql(`"amountReceived"`, "$2")}, "updatedAt" = $3 WHERE "id" = $1`,
-        params: [payment.id, capStroops(amount), now],
-      });
+      steps.push(creditPaymentStatement(db, payment.id, amount, now));
       continue;
     }
     // From the status it was read in only: one that moved meanwhile fails the batch.
@@ -140,19 +121,15 @@ export async function verifyLedgerPayments(
       from: payment.status,
     });
   }
-  const cursor = {
-    text: `INSERT INTO "LedgerCursor" ("networkPassphrase", "account", "cursor", "updatedAt") VALUES ($1, $2, $3, $4)
-      ON CONFLICT ("networkPassphrase", "account") DO UPDATE SET "cursor" = excluded."cursor", "updatedAt" = excluded."updatedAt"`,
-    params: [networkPassphrase, account, last.pagingToken, now],
-  };
+  const cursor = moveCursorStatement(db, position, last.pagingToken, now);
   // Test hook (TEST_CRASH_AT, set by tests only): the process dies inside the transaction, with the
   // completions written and not committed, after the ledger closed their transactions.
   steps.push(completing.length > 0 ? () => (crashPoint(deps.config, "completion-before-commit"), cursor) : cursor);
-  await sql.batch(steps);
+  await directSql(db).batch(steps);
   return outcomes;
 }
 
-function ledgerPaymentRow(networkPassphrase: string, account: string, record: LedgerPaymentRecord, paymentId: string | null, now: Date) {
+function ledgerPaymentRow({ networkPassphrase, account }: StreamPosition, record: LedgerPaymentRecord, paymentId: string | null, now: Date): LedgerPayment {
   return {
     networkPassphrase,
     operationId: record.operationId,

@@ -24,15 +24,6 @@ export const MAX_AMOUNT = formatStroops(MAX_STROOPS);
 /** At most MAX_STROOPS: no ledger amount, and no column, holds more. */
 export const capStroops = (stroops: bigint) => (stroops > MAX_STROOPS ? MAX_STROOPS : stroops);
 
-/**
- * SQL adding the stroops parameter `param` (at most MAX_STROOPS) to `column`, stopping at
- * MAX_STROOPS: one balance never passes int64, but a running total of what arrived can, and an
- * overflow would fail the ledger's batch on PostgreSQL (stalling the stream) or turn the column
- * into a float on SQLite.
- */
-export const addStroopsSql = (column: string, param: string) =>
-  `CASE WHEN ${column} > ${MAX_STROOPS} - ${param} THEN ${MAX_STROOPS} ELSE ${column} + ${param} END`;
-
 /** A positive decimal as a scaled integer: "12.5" -> { value: 125n, scale: 1 }. */
 function toScaled(decimal: string): { value: bigint; scale: number } {
   const [whole = "0", fraction = ""] = decimal.split(".");

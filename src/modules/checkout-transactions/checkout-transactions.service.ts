@@ -28,7 +28,8 @@ import { capStroops, formatStroops, toStroops } from "../../shared/money.ts";
 import { runIdempotently } from "../../rest/idempotency.ts";
 import { failPayment } from "../payments/payment-failure.ts";
 import { muxedAddress } from "../payments/payment-instructions.ts";
-import { isAwaitingPayment, isPastExpiry } from "../payments/payment-states.ts";
+import { isAwaitingPayment, isDueToExpire } from "../payments/payment-states.ts";
+import { paymentById } from "../payments/payments.store.ts";
 
 export type CheckoutDeps = Deps & { ledger: Ledger };
 
@@ -64,10 +65,10 @@ const remainingOf = (p: Payment) => (p.amountReceived >= p.amount ? 0n : p.amoun
 
 /** The payment, if the payer may pay it now: awaiting payment (pending, or failed before) and unexpired. */
 async function payablePayment(deps: CheckoutDeps, paymentId: string): Promise<Payment> {
-  const payment = await deps.db.payment.findUnique({ where: { id: paymentId } });
+  const payment = await paymentById(deps.db, paymentId);
   if (!payment) throw notFound();
   if (payment.status === "completed") throw conflict("Payment is already completed");
-  if (!isAwaitingPayment(payment.status) || isPastExpiry(payment, deps.clock.now())) throw conflict("Payment has expired");
+  if (!isAwaitingPayment(payment.status) || isDueToExpire(payment, deps.clock.now())) throw conflict("Payment has expired");
   return payment;
 }
 
@@ -206,8 +207,8 @@ export async function submitCheckoutTransaction(
   } catch (error) {
     // Completed (another payment) or expired meanwhile: that status stands, this attempt changed nothing.
     if (!(error instanceof DomainError && error.code === "CONFLICT")) throw error;
-    const now = await deps.db.payment.findUniqueOrThrow({ where: { id: payment.id }, select: { status: true } });
-    return { ...failure, paymentStatus: now.status };
+    const now = await paymentById(deps.db, payment.id);
+    return { ...failure, paymentStatus: now!.status };
   }
 }
 

@@ -6,10 +6,11 @@
 // Dashboard streams carry the caller's credential: each delivery is authorized again, and a revoked
 // credential ends the stream at once (src/gate/credentials.ts).
 import type { AppDeps } from "../../context.ts";
-import { type ServiceContext, inScope } from "../../context.ts";
+import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { createCredentialWatch } from "../../gate/credentials.ts";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type EventFeed, type OutboxEvent, createEventFeed } from "../events/events.feed.ts";
+import { paymentById } from "../payments/payments.store.ts";
 import { type CheckoutView, loadCheckout } from "./checkout.service.ts";
 
 export interface PaymentEventPayload {
@@ -249,8 +250,8 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
       const readAt = performance.now();
       chain = chain.then(async () => {
         if (!(await credentials.stillValid(ctx.scope, readAt))) return revoked();
-        const payment = await ctx.db.payment.findFirst({ where: { id: event.resourceId, ...scope } });
-        if (payment) queue.push({ seq: event.seq, type: event.type, createdAt: event.createdAt, payment });
+        const payment = await paymentById(ctx.db, event.resourceId);
+        if (payment && isInScope(payment, ctx.scope)) queue.push({ seq: event.seq, type: event.type, createdAt: event.createdAt, payment });
       });
       chain = chain.catch((error) => deps.logger.error("live payment event failed", { error }));
     };

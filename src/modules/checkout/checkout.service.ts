@@ -7,7 +7,8 @@ import { notFound } from "../../errors.ts";
 import { type Asset, parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { type PaymentInstructions, paymentInstructions } from "../payments/payment-instructions.ts";
-import { isPastExpiry } from "../payments/payment-states.ts";
+import { hasExpired } from "../payments/payment-states.ts";
+import { paymentWithCheckout } from "../payments/payments.store.ts";
 
 export const CHECKOUT_STATES = ["open", "paid", "failed", "expired", "inactive", "void", "draft"] as const;
 export type CheckoutState = (typeof CHECKOUT_STATES)[number];
@@ -69,10 +70,7 @@ export async function loadCheckout(deps: Deps, id: string): Promise<CheckoutView
   if (!PREFIXES.test(id)) throw notFound();
   const now = deps.clock.now();
   if (id.startsWith("pay_")) {
-    const payment = await deps.db.payment.findUnique({
-      where: { id },
-      include: { checkoutSession: true, invoice: { include: { items: { orderBy: { position: "asc" } } } } },
-    });
+    const payment = await paymentWithCheckout(deps.db, id);
     if (!payment) throw notFound();
     return paymentView(deps, id, "payment", payment, payment.checkoutSession, payment.invoice, now);
   }
@@ -108,9 +106,8 @@ async function merchantName(deps: Deps, row: { organizationId: string; environme
 
 function paymentState(payment: Payment, session: CheckoutSession | null, now: Date): CheckoutState {
   if (payment.status === "completed") return "paid";
-  if (payment.status === "expired" || session?.status === "expired") return "expired";
   // The sweeper may not have run yet: past its expiry a payment is shown as expired.
-  if (isPastExpiry(payment, now)) return "expired";
+  if (hasExpired(payment, now) || session?.status === "expired") return "expired";
   // An earlier attempt failed, and the payer may pay again (with instructions) until it expires.
   if (payment.status === "failed") return "failed";
   return "open";

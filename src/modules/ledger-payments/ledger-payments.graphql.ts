@@ -6,6 +6,7 @@ import { AssetRef } from "../../graphql/shared-types.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { networkPassphraseFor } from "../../shared/network.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
+import { unmatchedLedgerPayments } from "./ledger-payments.store.ts";
 
 builder.prismaObject("LedgerPayment", {
   description: "A payment operation that arrived at a settlement wallet on the Stellar ledger",
@@ -38,15 +39,8 @@ builder.queryFields((t) => ({
       const service = requireService(ctx);
       const settings = await loadSettings(service, service.scope);
       if (!settings.settlementAddress) return [];
-      return service.db.ledgerPayment.findMany({
-        ...query,
-        where: {
-          paymentId: null,
-          account: settings.settlementAddress,
-          networkPassphrase: networkPassphraseFor(service.scope.environment),
-        },
-        orderBy: [{ ledgerCreatedAt: "desc" }, { operationId: "desc" }],
-      });
+      const wallet = { account: settings.settlementAddress, networkPassphrase: networkPassphraseFor(service.scope.environment) };
+      return unmatchedLedgerPayments(service.db, wallet, query);
     },
   }),
 }));

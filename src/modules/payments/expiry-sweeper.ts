@@ -9,7 +9,7 @@ import { DomainError } from "../../errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import { deleteExpiredIdempotencyRecords } from "../../rest/idempotency.ts";
 import { expirePayment } from "./payment-completion.ts";
-import { AWAITING_PAYMENT } from "./payment-states.ts";
+import { paymentIdsDueToExpire } from "./payments.store.ts";
 
 const BATCH = 200;
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60 * 60_000;
@@ -38,15 +38,10 @@ export function createExpirySweeper(
     }
     let moved = 0;
     for (;;) {
-      const due = await deps.db.payment.findMany({
-        where: { status: { in: [...AWAITING_PAYMENT] }, expiresAt: { lte: deps.clock.now() } },
-        select: { id: true },
-        orderBy: { expiresAt: "asc" },
-        take: BATCH,
-      });
-      for (const payment of due) {
+      const due = await paymentIdsDueToExpire(deps.db, deps.clock.now(), BATCH);
+      for (const id of due) {
         try {
-          await deps.db.$transaction((tx) => expirePayment(tx, deps, payment));
+          await deps.db.$transaction((tx) => expirePayment(tx, deps, { id }));
           moved++;
         } catch (error) {
           // Completed (or expired by another process) since it was read: nothing to do.

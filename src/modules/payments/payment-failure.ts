@@ -7,6 +7,7 @@ import type { Deps } from "../../context.ts";
 import type { Tx } from "../../db/client.ts";
 import { conflict } from "../../errors.ts";
 import { recordPaymentEvent } from "./payments.service.ts";
+import { recordFailedAttempt } from "./payments.store.ts";
 
 export async function failPayment(
   tx: Tx,
@@ -14,13 +15,8 @@ export async function failPayment(
   payment: Pick<Payment, "id">,
   failureReason: string,
 ): Promise<Payment> {
-  const data = { status: "failed", failureReason, updatedAt: deps.clock.now() };
-  const first = await tx.payment.updateMany({ where: { id: payment.id, status: "pending" }, data });
-  if (first.count === 0) {
-    const again = await tx.payment.updateMany({ where: { id: payment.id, status: "failed" }, data });
-    if (again.count === 0) throw conflict("Payment is not pending");
-  }
-  const failed = await tx.payment.findUniqueOrThrow({ where: { id: payment.id } });
-  if (first.count === 1) await recordPaymentEvent(tx, deps, failed, "payment.failed");
-  return failed;
+  const attempt = await recordFailedAttempt(tx, payment.id, failureReason, deps.clock.now());
+  if (!attempt) throw conflict("Payment is not pending");
+  if (attempt.first) await recordPaymentEvent(tx, deps, attempt.payment, "payment.failed");
+  return attempt.payment;
 }

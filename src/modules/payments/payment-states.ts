@@ -32,17 +32,25 @@ export const ledgerCompletes = (status: string): boolean => (LEDGER_COMPLETES as
 /** A completion from this status is late: the payment had expired. */
 export const completesLate = (status: string): boolean => status === "expired";
 
-/** Past expires_at: the sweeper moves it within a second or so, and until then it is treated as expired. */
-export const isPastExpiry = (payment: Pick<Payment, "expiresAt">, now: Date): boolean =>
-  payment.expiresAt !== null && payment.expiresAt <= now;
+/**
+ * Due to expire: still awaiting payment with expires_at passed. The sweeper moves it to `expired`
+ * within a second or so, and until then every reader treats it as expired (payments.store.ts
+ * `dueToExpire` is this rule as a query condition).
+ */
+export const isDueToExpire = (payment: Pick<Payment, "status" | "expiresAt">, now: Date): boolean =>
+  isAwaitingPayment(payment.status) && payment.expiresAt !== null && payment.expiresAt <= now;
+
+/** Expired for whoever looks: moved to `expired` already, or due to be. */
+export const hasExpired = (payment: Pick<Payment, "status" | "expiresAt">, now: Date): boolean =>
+  payment.status === "expired" || isDueToExpire(payment, now);
 
 /**
- * The payments whose settlement wallet the ledger watches (a Prisma `where`): those it may complete,
- * expired ones only within the late window (expired since `lateSince`).
+ * Open for the ledger: the payments whose settlement wallet the ledger watches for their money.
+ * Each status the ledger completes, the late one (expired) only while it expired since `lateSince`
+ * (LATE_WINDOW_MS ago). The window bounds the watching only: money seen for a payment expired
+ * longer ago (its wallet streamed for another payment, or resumed from its cursor) still completes
+ * it late, as ledgerCompletes says. One entry per status, so a reader may seek status by status
+ * down the index (payments.store.ts `openForLedger` makes it a query condition).
  */
-export const ledgerWatchedWhere = (lateSince: Date) => ({
-  OR: [
-    { status: { in: LEDGER_COMPLETES.filter((s) => !completesLate(s)) } },
-    { status: { in: LEDGER_COMPLETES.filter(completesLate) }, expiresAt: { gte: lateSince } },
-  ],
-});
+export const openForLedger = (lateSince: Date): { status: PaymentStatus; expiredSince: Date | null }[] =>
+  LEDGER_COMPLETES.map((status) => ({ status, expiredSince: completesLate(status) ? lateSince : null }));

@@ -5,7 +5,6 @@ import type { Payment } from "../../generated/sqlite/client.ts";
 import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { type Tx, directSql } from "../../db/client.ts";
 import { type Statement, insertStatement } from "../../db/direct-sql.ts";
-import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../shared/assets.ts";
 import { MAX_AMOUNT, MAX_STROOPS, convertToStroops, normalizeDecimal } from "../../shared/money.ts";
@@ -15,7 +14,8 @@ import { serializeMetadata } from "../../shared/validation.ts";
 import { type EnvironmentSettingsView, loadSettings } from "../organizations/organizations.service.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
 import type { CreatePaymentInput, PaymentStatus, SourceType } from "./payments.inputs.ts";
-import { paymentJson } from "./payments.view.ts";
+import { insertPaymentStatement, paymentById } from "./payments.store.ts";
+import { type PaymentEventType, paymentEvent } from "./payments.view.ts";
 
 const DEFAULT_EXPIRY_MINUTES = 60;
 
@@ -151,22 +151,13 @@ export function newPaymentWrites(
   now = ctx.clock.now(),
 ): { payment: Payment; statements: Statement[] } {
   const payment = newPaymentRow(ctx, draft, sourceType, now);
-  const event = eventRow(
-    ctx,
-    payment,
-    { type: "payment.created", resourceId: payment.id, data: paymentJson(payment, ctx.config.publicUrl) },
-    draft.webhookSubscriptions,
-  );
-  return { payment, statements: [insertStatement("Payment", payment), insertStatement("Event", event)] };
+  const event = eventRow(ctx, payment, paymentEvent(payment, "payment.created", ctx.config.publicUrl), draft.webhookSubscriptions);
+  return { payment, statements: [insertPaymentStatement(ctx.db, payment), insertStatement("Event", event)] };
 }
 
-export function recordPaymentEvent(
-  tx: Tx,
-  ctx: Pick<ServiceContext, "clock" | "ids" | "config">,
-  payment: Payment,
-  type: "payment.created" | "payment.completed" | "payment.failed" | "payment.expired",
-) {
-  return recordEvent(tx, ctx, payment, { type, resourceId: payment.id, data: paymentJson(payment, ctx.config.publicUrl) });
+/** Writes the event of a payment's move in the caller's Prisma transaction. */
+export function recordPaymentEvent(tx: Tx, ctx: Pick<ServiceContext, "clock" | "ids" | "config">, payment: Payment, type: PaymentEventType) {
+  return recordEvent(tx, ctx, payment, paymentEvent(payment, type, ctx.config.publicUrl));
 }
 
 /** Whether a write failed only because the new payment's memo id was taken already (see timeOrderedIds). */
@@ -203,7 +194,7 @@ export async function createPayment(ctx: ServiceContext, input: CreatePaymentInp
 }
 
 export async function getPayment(ctx: ServiceContext, id: string): Promise<Payment> {
-  const payment = await hotReads(ctx.db).paymentById(id);
+  const payment = await paymentById(ctx.db, id);
   if (!payment || !isInScope(payment, ctx.scope)) throw notFound();
   return payment;
 }

@@ -1,6 +1,7 @@
 // The spec's Payment JSON (object "payment_intent"), built in one place for REST and webhooks.
 import { z } from "zod";
 import type { Payment } from "../../generated/sqlite/client.ts";
+import type { EventType } from "../events/events.service.ts";
 import { assetRef, parseAssetList } from "../../shared/assets.ts";
 import { amountJsonSchema, assetRefJsonSchema, metadataJsonSchema, timestampJsonSchema } from "../../shared/json-schemas.ts";
 import { formatStroops } from "../../shared/money.ts";
@@ -70,4 +71,14 @@ export function paymentJson(p: Payment, publicUrl: string): PaymentJson {
     // How to pay it on the ledger: destination, muxed address, memo, SEP-7 URI.
     payment_instructions: paymentInstructions(p),
   };
+}
+
+export type PaymentEventType = Extract<EventType, `payment.${string}`>;
+
+/**
+ * The event of a payment's move, whoever moves it (creation, the ledger, manual completion, a failed
+ * attempt, expiry, voiding its invoice): its data is the payment as the API shows it after the move.
+ */
+export function paymentEvent(payment: Payment, type: PaymentEventType, publicUrl: string) {
+  return { type, resourceId: payment.id, data: paymentJson(payment, publicUrl) };
 }

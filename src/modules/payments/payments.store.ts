@@ -1,0 +1,269 @@
+// The persistence of payments: every read and write of the Payment table is here, and with them the
+// payment rules that are query conditions (due to expire, open for the ledger), built from
+// payment-states.ts, which decides every move. Hot paths (creation, GET by id, the checkout's reads,
+// the ledger's completions) are typed queries prepared once (db/typed-sql.ts says why); the rest is
+// Prisma, where it reads better and is not hot. Batch writes are statement builders, so a caller
+// composes them with other resources' writes in one transaction.
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
+import type { Payment } from "../../generated/sqlite/client.ts";
+import { type Db, type Tx, typedSql } from "../../db/client.ts";
+import type { Row, Statement } from "../../db/direct-sql.ts";
+import { type DB, everyColumn, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { conflict } from "../../errors.ts";
+import type { Asset } from "../../shared/assets.ts";
+import { MAX_STROOPS, capStroops } from "../../shared/money.ts";
+import { AWAITING_PAYMENT, completesLate, ledgerCompletes, openForLedger as openForLedgerClauses } from "./payment-states.ts";
+
+/** Column references of the Payment table, alone or beside others (the clauses name columns unqualified). */
+type PaymentColumns = ExpressionBuilder<DB, "Payment">;
+type Clause = ReturnType<typeof openForLedgerClauses>[number];
+
+/** payment-states.ts `isDueToExpire` as a query condition. */
+export const dueToExpire = (eb: PaymentColumns, now: Date) =>
+  eb.and([eb("status", "in", [...AWAITING_PAYMENT]), eb("expiresAt", "<=", now)]);
+
+const openForLedgerClause = (eb: PaymentColumns, { status, expiredSince }: Clause): Expression<SqlBool> =>
+  expiredSince === null ? eb("status", "=", status) : eb.and([eb("status", "=", status), eb("expiresAt", ">=", expiredSince)]);
+
+/** payment-states.ts `openForLedger` as a query condition. */
+export const openForLedger = (eb: PaymentColumns, lateSince: Date) =>
+  eb.or(openForLedgerClauses(lateSince).map((clause) => openForLedgerClause(eb, clause)));
+
+/**
+ * `column` + `stroops` (at most MAX_STROOPS), stopping at MAX_STROOPS: one ledger amount never
+ * passes int64, but a running total of what arrived can, and an overflow would fail the ledger's
+ * batch on PostgreSQL (stalling the stream) or turn the column into a float on SQLite.
+ */
+const addStroops = (column: "amountReceived", stroops: bigint) => {
+  const max = sql.raw(String(MAX_STROOPS));
+  return sql<bigint>`CASE WHEN ${sql.ref(column)} > ${max} - ${stroops} THEN ${max} ELSE ${sql.ref(column)} + ${stroops} END`;
+};
+
+// ---- reads
+
+const byId = preparedQuery((q, p: { id: string }) => q.selectFrom("Payment").selectAll().where("id", "=", p.id));
+
+/** The payment, whoever's it is: callers check its scope (isInScope) or hold its id as the capability. */
+export const paymentById = (db: Db, id: string): Promise<Payment | null> => byId.first(typedSql(db), { id });
+
+const ofWalletByMemoIds = preparedQuery((q, p: { memoIds: unknown; address: string; network: string }) =>
+  q
+    .selectFrom("Payment")
+    .selectAll()
+    .where(inListParam(q, "memoId", p.memoIds))
+    .where("settlementAddress", "=", p.address)
+    .where("networkPassphrase", "=", p.network),
+);
+
+/** The payments of a settlement wallet whose memo id (the payer's correlation) is one of `memoIds`. */
+export function paymentsOfWalletByMemoIds(db: Db, wallet: { account: string; networkPassphrase: string }, memoIds: string[]): Promise<Payment[]> {
+  const typed = typedSql(db);
+  return ofWalletByMemoIds.all(typed, { memoIds: typed.direct.listParam(memoIds), address: wallet.account, network: wallet.networkPassphrase });
+}
+
+/** The payment with what its checkout page shows: its checkout session and invoice (items in order). */
+export const paymentWithCheckout = (db: Db, id: string) =>
+  db.payment.findUnique({
+    where: { id },
+    include: { checkoutSession: true, invoice: { include: { items: { orderBy: { position: "asc" } } } } },
+  });
+
+const dueToExpireIds = preparedQuery((q, p: { now: Date; limit: number }) =>
+  q.selectFrom("Payment").select("id").where((eb) => dueToExpire(eb, p.now)).orderBy("expiresAt").limit(p.limit),
+);
+
+/** Ids of payments due to expire, the longest overdue first. */
+export async function paymentIdsDueToExpire(db: Db, now: Date, limit: number): Promise<string[]> {
+  return (await dueToExpireIds.all(typedSql(db), { now, limit })).map((row) => row.id);
+}
+
+// One query per status the ledger completes, seeking down Payment_wallets_idx ("status",
+// "settlementAddress", "networkPassphrase", "expiresAt"): the next wallet after `after` with a payment
+// in that status, and whether one of those is open for the ledger (a second seek on the same index).
+const nextWalletOfStatus = openForLedgerClauses(new Date(0)).map((_, i) =>
+  preparedQuery((q, p: { lateSince: Date; address: string; network: string }) => {
+    const clause = openForLedgerClauses(p.lateSince)[i]!;
+    return q
+      .selectFrom("Payment as candidate")
+      .select(["candidate.settlementAddress", "candidate.networkPassphrase"])
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom("Payment")
+              .select(sql.lit(1).as("one"))
+              .whereRef("Payment.settlementAddress", "=", "candidate.settlementAddress")
+              .whereRef("Payment.networkPassphrase", "=", "candidate.networkPassphrase")
+              .where((inner) => openForLedgerClause(inner as unknown as PaymentColumns, clause)),
+          )
+          .as("open"),
+      )
+      .where("candidate.status", "=", clause.status)
+      .where((eb) => eb(eb.refTuple("candidate.settlementAddress", "candidate.networkPassphrase"), ">", eb.tuple(p.address, p.network)))
+      .orderBy(["candidate.status", "candidate.settlementAddress", "candidate.networkPassphrase"])
+      .limit(1);
+  }),
+);
+
+/**
+ * The settlement wallets of payments open for the ledger, as "passphrase|G...". Read wallet by
+ * wallet, status by status: every process runs this every second, and its cost grows with the number
+ * of wallets, not of payments (old expired payments pile up, and are skipped a wallet at a time).
+ */
+export async function walletsOpenForLedger(db: Db, lateSince: Date): Promise<Set<string>> {
+  const typed = typedSql(db);
+  const wallets = new Set<string>();
+  for (const nextWallet of nextWalletOfStatus) {
+    let after = { address: "", network: "" };
+    for (;;) {
+      const next = await nextWallet.first(typed, { lateSince, ...after });
+      if (!next) break;
+      after = { address: next.settlementAddress, network: next.networkPassphrase };
+      // SQLite answers 1 (a bigint here), PostgreSQL true.
+      if (Number(next.open) === 1) wallets.add(`${after.network}|${after.address}`);
+    }
+  }
+  return wallets;
+}
+
+const oldestOpenOfWallet = preparedQuery((q, p: { address: string; network: string; lateSince: Date }) =>
+  q
+    .selectFrom("Payment")
+    // named after the column, so it comes back as a Date like the column
+    .select((eb) => eb.fn.min("createdAt").as("createdAt"))
+    .where("settlementAddress", "=", p.address)
+    .where("networkPassphrase", "=", p.network)
+    .where((eb) => openForLedger(eb, p.lateSince)),
+);
+
+/** When the oldest payment open for the ledger of this wallet was created; null when there is none. */
+export async function oldestOpenForLedger(db: Db, wallet: { account: string; networkPassphrase: string }, lateSince: Date): Promise<Date | null> {
+  const row = await oldestOpenOfWallet.first(typedSql(db), { address: wallet.account, network: wallet.networkPassphrase, lateSince });
+  return (row?.createdAt as Date | null | undefined) ?? null;
+}
+
+// ---- writes in a batch (statement builders)
+
+const insert = preparedQuery((q, p: Payment) => q.insertInto("Payment").values(everyColumn("Payment", p)));
+
+/** INSERT of a new payment's complete row. */
+export const insertPaymentStatement = (db: Db, payment: Payment): Statement => insert.statement(typedSql(db), payment);
+
+const credit = preparedQuery((q, p: { id: string; stroops: bigint; now: Date }) =>
+  q
+    .updateTable("Payment")
+    .set({ amountReceived: addStroops("amountReceived", p.stroops), updatedAt: p.now })
+    .where("id", "=", p.id),
+);
+
+/** Counts `stroops` that arrived on the ledger toward the payment, whatever its status. */
+export const creditPaymentStatement = (db: Db, paymentId: string, stroops: bigint, now: Date): Statement =>
+  credit.statement(typedSql(db), { id: paymentId, stroops: capStroops(stroops), now });
+
+type CompletionParams = {
+  id: string;
+  now: Date;
+  txHash: string | null;
+  payerAddress: string | null;
+  paidAssetCode: string | null;
+  paidAssetIssuer: string | null;
+  received: bigint;
+  from: string;
+  late: boolean;
+};
+
+const complete = preparedQuery((q, p: CompletionParams) =>
+  q
+    .updateTable("Payment")
+    .set((eb) => ({
+      status: "completed",
+      confirmedAt: p.now,
+      updatedAt: p.now,
+      txHash: eb.fn.coalesce(eb.val(p.txHash), "txHash"),
+      payerAddress: eb.fn.coalesce(eb.val(p.payerAddress), "payerAddress"),
+      // A paid asset replaces both columns (XLM's issuer is null).
+      paidAssetCode: eb.fn.coalesce(eb.val(p.paidAssetCode), "paidAssetCode"),
+      paidAssetIssuer: eb
+        .case()
+        .when(eb.cast(eb.val(p.paidAssetCode), "text"), "is", null)
+        .then(eb.ref("paidAssetIssuer"))
+        .else(eb.val(p.paidAssetIssuer))
+        .end(),
+      amountReceived: addStroops("amountReceived", p.received),
+      late: sql<boolean>`${sql.ref("late")} OR ${p.late}`,
+      failureReason: null,
+    }))
+    .where("id", "=", p.id)
+    .where("status", "=", p.from)
+    .returningAll(),
+);
+
+export interface CompletionChange {
+  /** the status it was read in: the completion holds only if it still is (payment-states.ts says which the ledger completes) */
+  from: string;
+  now: Date;
+  txHash?: string | null;
+  payerAddress?: string | null;
+  paidAsset?: Asset | null;
+  /** stroops that arrived with this completion, added to amount_received */
+  received?: bigint;
+}
+
+/**
+ * `from` -> completed (late from expired): confirmed_at, the ledger details given, what arrived, and
+ * the failure reason of an earlier attempt cleared. The batch fails with 409 "Payment is not pending"
+ * unless the payment is still `from`; `completedPaymentOf` reads the completed row from its result.
+ */
+export function completePaymentStatement(db: Db, paymentId: string, change: CompletionChange): Statement {
+  if (!ledgerCompletes(change.from)) throw conflict("Payment is not pending");
+  return complete.statement(
+    typedSql(db),
+    {
+      id: paymentId,
+      now: change.now,
+      txHash: change.txHash ?? null,
+      payerAddress: change.payerAddress ?? null,
+      paidAssetCode: change.paidAsset?.code ?? null,
+      paidAssetIssuer: change.paidAsset?.issuer ?? null,
+      received: capStroops(change.received ?? 0n),
+      from: change.from,
+      late: completesLate(change.from),
+    },
+    { expect: { changes: 1, error: () => conflict("Payment is not pending") } },
+  );
+}
+
+/** The payment completePaymentStatement wrote, from its step's rows (reading them twice is safe). */
+export const completedPaymentOf = (db: Db, rows: Row[]): Payment => complete.rowsOf(typedSql(db), rows)[0]!;
+
+// ---- writes in the caller's Prisma transaction (not hot: expiry, a failed attempt)
+
+/** Awaiting payment -> expired (payment-states.ts); null when it no longer awaits payment. */
+export async function expireAwaitingPayment(tx: Tx, paymentId: string, now: Date): Promise<Payment | null> {
+  const { count } = await tx.payment.updateMany({
+    where: { id: paymentId, status: { in: [...AWAITING_PAYMENT] } },
+    data: { status: "expired", updatedAt: now },
+  });
+  return count === 0 ? null : tx.payment.findUniqueOrThrow({ where: { id: paymentId } });
+}
+
+/**
+ * A failed attempt of the payer's: awaiting payment -> failed with its reason (payment-states.ts).
+ * `first`: it was pending, so the merchant is told; from failed only the reason changes. Null when it
+ * no longer awaits payment.
+ */
+export async function recordFailedAttempt(
+  tx: Tx,
+  paymentId: string,
+  failureReason: string,
+  now: Date,
+): Promise<{ payment: Payment; first: boolean } | null> {
+  for (const from of AWAITING_PAYMENT) {
+    const { count } = await tx.payment.updateMany({
+      where: { id: paymentId, status: from },
+      data: { status: "failed", failureReason, updatedAt: now },
+    });
+    if (count === 1) return { payment: await tx.payment.findUniqueOrThrow({ where: { id: paymentId } }), first: from === "pending" };
+  }
+  return null;
+}
