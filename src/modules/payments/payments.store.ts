@@ -100,7 +100,9 @@ const nextWalletOfStatus = openForLedgerClauses(new Date(0)).map((_, i) =>
       )
       .where("candidate.status", "=", clause.status)
       .where((eb) => eb(eb.refTuple("candidate.settlementAddress", "candidate.networkPassphrase"), ">", eb.tuple(p.address, p.network)))
-      .orderBy(["candidate.status", "candidate.settlementAddress", "candidate.networkPassphrase"])
+      .orderBy("candidate.status")
+      .orderBy("candidate.settlementAddress")
+      .orderBy("candidate.networkPassphrase")
       .limit(1);
   }),
 );
