@@ -19,8 +19,6 @@ import { creditPaymentStatement, paymentsOfWalletByMemoIds } from "../modules/pa
 import { crashPoint } from "../shared/crash-point.ts";
 import type { LedgerPaymentRecord } from "./ledger-source.ts";
 
-export type { StreamPosition };
-
 export type VerificationOutcome =
   /** not money arriving at this account: outgoing, failed transaction, other operation */
   | "ignored"

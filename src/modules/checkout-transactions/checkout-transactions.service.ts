@@ -28,7 +28,7 @@ import { capStroops, formatStroops, toStroops } from "../../shared/money.ts";
 import { runIdempotently } from "../../rest/idempotency.ts";
 import { failPayment } from "../payments/payment-failure.ts";
 import { muxedAddress } from "../payments/payment-instructions.ts";
-import { isAwaitingPayment, isDueToExpire } from "../payments/payment-states.ts";
+import { hasExpired } from "../payments/payment-states.ts";
 import { paymentById } from "../payments/payments.store.ts";
 
 export type CheckoutDeps = Deps & { ledger: Ledger };
@@ -68,7 +68,7 @@ async function payablePayment(deps: CheckoutDeps, paymentId: string): Promise<Pa
   const payment = await paymentById(deps.db, paymentId);
   if (!payment) throw notFound();
   if (payment.status === "completed") throw conflict("Payment is already completed");
-  if (!isAwaitingPayment(payment.status) || isDueToExpire(payment, deps.clock.now())) throw conflict("Payment has expired");
+  if (hasExpired(payment, deps.clock.now())) throw conflict("Payment has expired");
   return payment;
 }
 

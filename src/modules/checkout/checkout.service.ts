@@ -8,7 +8,9 @@ import { type Asset, parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { type PaymentInstructions, paymentInstructions } from "../payments/payment-instructions.ts";
 import { hasExpired } from "../payments/payment-states.ts";
-import { paymentWithCheckout } from "../payments/payments.store.ts";
+import { paymentById } from "../payments/payments.store.ts";
+import { checkoutSessionsOfPayments } from "../checkout-sessions/checkout-sessions.store.ts";
+import { invoiceOfPayment } from "../invoices/invoices.store.ts";
 
 export const CHECKOUT_STATES = ["open", "paid", "failed", "expired", "inactive", "void", "draft"] as const;
 export type CheckoutState = (typeof CHECKOUT_STATES)[number];
@@ -70,9 +72,13 @@ export async function loadCheckout(deps: Deps, id: string): Promise<CheckoutView
   if (!PREFIXES.test(id)) throw notFound();
   const now = deps.clock.now();
   if (id.startsWith("pay_")) {
-    const payment = await paymentWithCheckout(deps.db, id);
+    const [payment, [session], invoice] = await Promise.all([
+      paymentById(deps.db, id),
+      checkoutSessionsOfPayments(deps.db, [id]),
+      invoiceOfPayment(deps.db, id),
+    ]);
     if (!payment) throw notFound();
-    return paymentView(deps, id, "payment", payment, payment.checkoutSession, payment.invoice, now);
+    return paymentView(deps, id, "payment", payment, session ?? null, invoice, now);
   }
   if (id.startsWith("cs_")) {
     const session: SessionRow | null = await deps.db.checkoutSession.findUnique({

@@ -23,6 +23,23 @@ export async function openInvoicesOfPayments(db: Db, paymentIds: string[]): Prom
   return invoices.map((invoice) => ({ ...invoice, items: items.filter((item) => item.invoiceId === invoice.id) }));
 }
 
+const ofPayment = preparedQuery((q, p: { paymentId: string }) => q.selectFrom("Invoice").selectAll().where("paymentId", "=", p.paymentId));
+
+const itemsOfPayment = preparedQuery((q, p: { paymentId: string }) =>
+  q
+    .selectFrom("InvoiceItem")
+    .selectAll()
+    .where("invoiceId", "in", (eb) => eb.selectFrom("Invoice").select("id").where("paymentId", "=", p.paymentId))
+    .orderBy("position"),
+);
+
+/** The invoice a payment pays, whatever its status, with its items in order; null when it has none. */
+export async function invoiceOfPayment(db: Db, paymentId: string): Promise<(Invoice & { items: InvoiceItem[] }) | null> {
+  const typed = typedSql(db);
+  const [invoice, items] = await Promise.all([ofPayment.first(typed, { paymentId }), itemsOfPayment.all(typed, { paymentId })]);
+  return invoice && { ...invoice, items };
+}
+
 const pay = preparedQuery((q, p: { id: string; now: Date }) =>
   q.updateTable("Invoice").set({ status: "paid", paidAt: p.now, updatedAt: p.now }).where("id", "=", p.id).where("status", "=", "open").returningAll(),
 );

@@ -61,13 +61,6 @@ export function paymentsOfWalletByMemoIds(db: Db, wallet: { account: string; net
   return ofWalletByMemoIds.all(typed, { memoIds: typed.direct.listParam(memoIds), address: wallet.account, network: wallet.networkPassphrase });
 }
 
-/** The payment with what its checkout page shows: its checkout session and invoice (items in order). */
-export const paymentWithCheckout = (db: Db, id: string) =>
-  db.payment.findUnique({
-    where: { id },
-    include: { checkoutSession: true, invoice: { include: { items: { orderBy: { position: "asc" } } } } },
-  });
-
 const dueToExpireIds = preparedQuery((q, p: { now: Date; limit: number }) =>
   q.selectFrom("Payment").select("id").where((eb) => dueToExpire(eb, p.now)).orderBy("expiresAt").limit(p.limit),
 );
