@@ -1,10 +1,12 @@
 // The payment rules that are also query conditions are written once (payment-states.ts) and turned
 // into SQL once (payments.store.ts): what the database selects must be exactly what the rule says of
 // each row, on payments in every status, around every boundary (expires_at equal to now, expired
-// exactly at the edge of the late window, no expiry at all).
+// exactly at the edge of the late window, no expiry at all). And the event of every move of a
+// payment, whoever makes it, carries the payment as the API shows it after the move.
 import { Keypair } from "@stellar/stellar-sdk";
 import { expect, it } from "vitest";
 import type { Payment } from "../src/generated/sqlite/client.ts";
+import { failPayment } from "../src/modules/payments/payment-failure.ts";
 import { LATE_WINDOW_MS, isDueToExpire, openForLedger } from "../src/modules/payments/payment-states.ts";
 import { oldestOpenForLedger, paymentIdsDueToExpire, walletsOpenForLedger } from "../src/modules/payments/payments.store.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
@@ -69,4 +71,35 @@ it("open for the ledger: the streamed wallets and each wallet's oldest open paym
   // the rule does distinguish: something is open, something is not
   expect(payments.some((p) => isOpenForLedger(p, now))).toBe(true);
   expect(payments.some((p) => !isOpenForLedger(p, now))).toBe(true);
+});
+
+it("every payment.* event, whoever moves the payment, carries the payment as GET /payments/{id} shows it after the move", async () => {
+  const key = merchant.sandboxKey;
+  const create = async (body: Record<string, unknown> = {}) => (await t.api("POST", "/payments", { key, body: { amount: "1", ...body } })).body as { id: string };
+  const read = async (id: string) => (await t.api("GET", `/payments/${id}`, { key })).body;
+  const eventData = async (id: string, type: string) =>
+    JSON.parse((await db.event.findFirstOrThrow({ where: { resourceId: id, type }, orderBy: { seq: "desc" } })).data);
+
+  const created = await create();
+  expect(await eventData(created.id, "payment.created")).toEqual(await read(created.id));
+
+  const failed = await create();
+  await db.$transaction((tx) => failPayment(tx, t.deps, failed, "tx_failed, op_underfunded"));
+  expect(await eventData(failed.id, "payment.failed")).toEqual(await read(failed.id));
+
+  const completed = await create();
+  expect((await t.api("POST", `/payments/${completed.id}/complete`, { key, body: { tx_hash: "ab".repeat(32) } })).status).toBe(200);
+  expect(await eventData(completed.id, "payment.completed")).toEqual(await read(completed.id));
+
+  const invoice = (await t.api("POST", "/invoices", { key, body: { amount: "2" } })).body as { id: string };
+  const finalized = (await t.api("POST", `/invoices/${invoice.id}/finalize`, { key })).body;
+  expect((await t.api("POST", `/invoices/${invoice.id}/void`, { key })).status).toBe(200);
+  const voidedPayment = finalized.invoice.payment_intent_id as string;
+  expect(await eventData(voidedPayment, "payment.expired")).toEqual(await read(voidedPayment));
+
+  const expired = await create({ expires_in_minutes: 5 });
+  t.clock.advance(5 * 60_000);
+  await t.app.ledger.sweeper.runOnce();
+  expect(await eventData(expired.id, "payment.expired")).toEqual(await read(expired.id));
+  expect((await read(expired.id)).status).toBe("expired");
 });

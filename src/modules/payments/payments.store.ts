@@ -14,19 +14,19 @@ import type { Asset } from "../../shared/assets.ts";
 import { MAX_STROOPS, capStroops } from "../../shared/money.ts";
 import { AWAITING_PAYMENT, completesLate, ledgerCompletes, openForLedger as openForLedgerClauses } from "./payment-states.ts";
 
-/** Column references of the Payment table, alone or beside others (the clauses name columns unqualified). */
+/** References to the Payment table's columns (unqualified: a subquery's own table comes first). */
 type PaymentColumns = ExpressionBuilder<DB, "Payment">;
 type Clause = ReturnType<typeof openForLedgerClauses>[number];
 
 /** payment-states.ts `isDueToExpire` as a query condition. */
-export const dueToExpire = (eb: PaymentColumns, now: Date) =>
+const dueToExpire = (eb: PaymentColumns, now: Date) =>
   eb.and([eb("status", "in", [...AWAITING_PAYMENT]), eb("expiresAt", "<=", now)]);
 
 const openForLedgerClause = (eb: PaymentColumns, { status, expiredSince }: Clause): Expression<SqlBool> =>
   expiredSince === null ? eb("status", "=", status) : eb.and([eb("status", "=", status), eb("expiresAt", ">=", expiredSince)]);
 
 /** payment-states.ts `openForLedger` as a query condition. */
-export const openForLedger = (eb: PaymentColumns, lateSince: Date) =>
+const openForLedger = (eb: PaymentColumns, lateSince: Date) =>
   eb.or(openForLedgerClauses(lateSince).map((clause) => openForLedgerClause(eb, clause)));
 
 /**
