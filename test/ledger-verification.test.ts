@@ -3,6 +3,7 @@
 import { Asset, Keypair, Memo, Networks, Operation } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
+import { LATE_WINDOW_MS } from "../src/modules/payments/payment-states.ts";
 import { expectCompletionSnapshots } from "./ledger/completion-events.ts";
 import { type Wallet, fundedPayer, payOp, signedTransaction, submit, startLedgerWorld, waitFor } from "./support/ledger.ts";
 import type { Merchant, TestApp } from "./support/test-app.ts";
@@ -278,5 +279,22 @@ describe("late payments", () => {
     expect(sent.codes).toBeUndefined();
     const done = await waitForStatus(payment.id, "completed");
     expect(done).toMatchObject({ late: true, tx_hash: sent.hash });
+  });
+
+  // "Open for the ledger" (payment-states.ts) decides which wallets are watched: expired payments
+  // only for a day. It does not decide what completes: money seen for a payment expired longer ago
+  // (its wallet watched for another payment) completes it late, as the spec's state table says.
+  it("a payment expired more than a day ago still completes late when its money is seen", async () => {
+    const payment = await createPayment({ amount: "1", expires_in_minutes: 5 });
+    t.clock.advance(5 * 60_000 + 1000);
+    expect(await t.app.ledger.sweeper.runOnce()).toBeGreaterThanOrEqual(1);
+    t.clock.advance(LATE_WINDOW_MS + 60_000);
+    await createPayment({ amount: "1", expires_in_minutes: 60 }); // keeps the wallet watched
+    await t.app.ledger.streamer.refresh();
+    expect(t.app.ledger.streamer.streaming()).toContain(`${Networks.TESTNET}|${merchant.wallet.publicKey()}`);
+    const payer = await fundedPayer(wallet);
+    const sent = await submit(wallet, await signedTransaction(wallet, payer, [payOp(payment.payment_instructions.muxed_destination, "1")]));
+    expect(sent.codes).toBeUndefined();
+    expect(await waitForStatus(payment.id, "completed")).toMatchObject({ late: true, tx_hash: sent.hash });
   });
 });
