@@ -18,9 +18,12 @@ import {
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
+  type RawBuilder,
+  type SqlBool,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
+  sql,
 } from "kysely";
 import type { Dialect } from "../config.ts";
 import type { DB } from "../generated/kysely-types.ts";
@@ -147,6 +150,16 @@ export function preparedQuery<P extends Params, R>(build: (q: QueryBuilder, para
       return { text: entry.text, params: bind(entry, params), ...options, ...(entry.insertsOneRow && !options?.expect ? { insertsOneRow: true as const } : {}) };
     },
   };
+}
+
+/**
+ * `column IN` a list given as ONE parameter, `typed.direct.listParam(values)`: the text is the same
+ * for any number of values, so a query using it can be a preparedQuery (`q` is the builder it gets).
+ */
+export function inList(q: QueryBuilder, column: string, list: unknown): RawBuilder<SqlBool> {
+  return q === builders.postgresql
+    ? sql<SqlBool>`${sql.ref(column)} = ANY(${list})`
+    : sql<SqlBool>`${sql.ref(column)} IN (SELECT value FROM json_each(${list}))`;
 }
 
 const insertsOneRow = (compiled: CompiledQuery) =>
