@@ -11,6 +11,8 @@ afterAll(() => t.close());
 interface ListCase {
   path: string;
   plural: string;
+  /** the GraphQL connection of the same list */
+  connection: string;
   create(m: Merchant, customerId?: string): Promise<string>;
   hasCustomer: boolean;
 }
@@ -21,20 +23,57 @@ const post = async (m: Merchant, path: string, body: Record<string, unknown>) =>
   return res.body.id as string;
 };
 
+const newEndpoint = (m: Merchant) => post(m, "/webhook-endpoints", { url: "https://example.test/hook", enabled_events: ["*"] });
+
+const endpointOf = new Map<Merchant, Promise<string>>();
+/** A webhook.test delivery to the merchant's one endpoint. */
+async function testDelivery(m: Merchant) {
+  if (!endpointOf.has(m)) endpointOf.set(m, newEndpoint(m));
+  const res = await t.api("POST", `/webhook-endpoints/${await endpointOf.get(m)}/test`, { key: m.sandboxKey });
+  expect(res.status).toBe(200);
+  return res.body.id as string;
+}
+
 const cases: ListCase[] = [
-  { path: "/payments", plural: "payments", hasCustomer: true, create: (m, c) => post(m, "/payments", { amount: "1", customer_id: c }) },
+  {
+    path: "/payments",
+    plural: "payments",
+    connection: "payments",
+    hasCustomer: true,
+    create: (m, c) => post(m, "/payments", { amount: "1", customer_id: c }),
+  },
   {
     path: "/checkout-sessions",
     plural: "checkout_sessions",
+    connection: "checkoutSessions",
     hasCustomer: true,
     create: (m, c) => post(m, "/checkout-sessions", { amount: "1", customer_id: c }),
   },
-  { path: "/invoices", plural: "invoices", hasCustomer: true, create: (m, c) => post(m, "/invoices", { amount: "1", customer_id: c }) },
-  { path: "/payment-links", plural: "payment_links", hasCustomer: false, create: (m) => post(m, "/payment-links", { amount: "1" }) },
-  { path: "/customers", plural: "customers", hasCustomer: false, create: (m) => post(m, "/customers", { name: "c" }) },
+  {
+    path: "/invoices",
+    plural: "invoices",
+    connection: "invoices",
+    hasCustomer: true,
+    create: (m, c) => post(m, "/invoices", { amount: "1", customer_id: c }),
+  },
+  {
+    path: "/payment-links",
+    plural: "payment_links",
+    connection: "paymentLinks",
+    hasCustomer: false,
+    create: (m) => post(m, "/payment-links", { amount: "1" }),
+  },
+  { path: "/customers", plural: "customers", connection: "customers", hasCustomer: false, create: (m) => post(m, "/customers", { name: "c" }) },
+  { path: "/webhook-endpoints", plural: "webhook_endpoints", connection: "webhookEndpoints", hasCustomer: false, create: newEndpoint },
+  { path: "/webhook-deliveries", plural: "webhook_deliveries", connection: "webhookDeliveries", hasCustomer: false, create: testDelivery },
 ];
 
-describe.each(cases)("GET $path", ({ path, plural, create, hasCustomer }) => {
+interface Connection {
+  edges: { cursor: string; node: { id: string } }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+
+describe.each(cases)("GET $path", ({ path, plural, connection, create, hasCustomer }) => {
   let m: Merchant;
   let ids: string[]; // newest first
   let customerId: string | undefined;
@@ -98,6 +137,53 @@ describe.each(cases)("GET $path", ({ path, plural, create, hasCustomer }) => {
       expect(idsOf(res.body)).toEqual([ids[3]]);
     });
   }
+
+  /** The GraphQL connection with these arguments (a JSON-ish argument list, e.g. `first: 2`). */
+  const gql = async (args: string, variables: Record<string, unknown> = {}) => {
+    const declared = Object.keys(variables).map((name) => `$${name}: String`);
+    const query = `query${declared.length ? `(${declared.join(", ")})` : ""} {
+      list: ${connection}(${args}) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+    }`;
+    const res = await t.graphql(query, variables, m.sandboxKey);
+    return res.body as { data?: { list: Connection }; errors?: { message: string }[] };
+  };
+  const gqlIds = (c: Connection) => c.edges.map((e) => e.node.id);
+
+  it("GraphQL's connection lists the same rows, and pages with first/after and last/before as REST with starting_after and ending_before", async () => {
+    const all = (await gql("first: 10")).data!.list;
+    expect(gqlIds(all)).toEqual(idsOf((await get()).body));
+    const cursorOf = (id: string) => all.edges.find((e) => e.node.id === id)!.cursor;
+
+    const first = (await gql("first: 2")).data!.list;
+    const page1 = await get("?limit=2");
+    expect(gqlIds(first)).toEqual(idsOf(page1.body));
+    expect(first.pageInfo).toEqual({ hasNextPage: page1.body.has_more, hasPreviousPage: false, startCursor: cursorOf(ids[0]!), endCursor: cursorOf(ids[1]!) });
+
+    const after = (await gql("first: 2, after: $c", { c: first.pageInfo.endCursor })).data!.list;
+    const page2 = await get(`?limit=2&starting_after=${ids[1]}`);
+    expect(gqlIds(after)).toEqual(idsOf(page2.body));
+    expect(after.pageInfo).toMatchObject({ hasNextPage: page2.body.has_more, hasPreviousPage: true });
+
+    const back = (await gql("last: 2, before: $c", { c: cursorOf(ids[3]!) })).data!.list;
+    const previous = await get(`?limit=2&ending_before=${ids[3]}`);
+    expect(gqlIds(back)).toEqual(idsOf(previous.body));
+    expect(back.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: previous.body.has_more });
+
+    // The oldest rows, and a page between two cursors.
+    expect(gqlIds((await gql("last: 2")).data!.list)).toEqual(ids.slice(2, 4));
+    expect(gqlIds((await gql("first: 5, after: $a, before: $b", { a: cursorOf(ids[0]!), b: cursorOf(ids[3]!) })).data!.list)).toEqual(ids.slice(1, 3));
+
+    if (hasCustomer) expect(gqlIds((await gql(`first: 10, customerId: "${customerId}"`)).data!.list)).toEqual([ids[3]]);
+  });
+
+  it("GraphQL refuses a cursor naming no row of the list as REST does, naming the argument", async () => {
+    const unknown = Buffer.from("GPC:S:zzz_unknown").toString("base64");
+    const res = await gql("first: 2, after: $c", { c: unknown });
+    expect(res.errors).toEqual([expect.objectContaining({ message: "after names no object of this list" })]);
+    const other = await t.createMerchant();
+    const theirs = await t.graphql(`query($c: String) { ${connection}(last: 1, before: $c) { edges { node { id } } } }`, { c: (await gql("first: 1")).data!.list.edges[0]!.cursor }, other.sandboxKey);
+    expect(theirs.body.errors).toEqual([expect.objectContaining({ message: "before names no object of this list" })]);
+  });
 });
 
 describe("status filters", () => {

@@ -1,12 +1,14 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { assetFieldsInput, AssetRef, AssetRefInput, defined, NEWEST_FIRST, statusAndCustomerFilter } from "../../graphql/shared-types.ts";
+import { listConnection } from "../../graphql/connection.ts";
+import { assetFieldsInput, AssetRef, AssetRefInput, defined } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { PAYMENT_STATUSES, SOURCE_TYPES, createPaymentSchema } from "./payments.inputs.ts";
 import { createPayment, getPayment } from "./payments.service.ts";
+import { listPayments } from "./payments.store.ts";
 import { checkoutUrl } from "./payments.view.ts";
 
 export const PaymentStatusEnum = builder.enumType("PaymentStatus", { values: PAYMENT_STATUSES });
@@ -52,18 +54,15 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, ctx) => getPayment(requireService(ctx), String(args.id)),
   }),
-  payments: t.prismaConnection({
-    type: "Payment",
-    cursor: "id",
+  payments: t.connection({
+    type: PaymentType,
     args: { status: t.arg({ type: PaymentStatusEnum }), customerId: t.arg.string() },
-    resolve: (query, _root, args, ctx) => {
-      const service = requireService(ctx);
-      return service.db.payment.findMany({
-        ...query,
-        where: statusAndCustomerFilter(service.scope, args),
-        orderBy: NEWEST_FIRST,
-      });
-    },
+    resolve: (_root, args, ctx) =>
+      listConnection(
+        args,
+        (page) => listPayments(requireService(ctx), { status: args.status, customerId: args.customerId || null }, page),
+        (p) => p.id,
+      ),
   }),
 }));
 

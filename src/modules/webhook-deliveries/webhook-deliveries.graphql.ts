@@ -1,9 +1,9 @@
 import { builder } from "../../graphql/builder.ts";
-import { NEWEST_FIRST } from "../../graphql/shared-types.ts";
+import { listConnection } from "../../graphql/connection.ts";
 import { requireService } from "../../graphql/context.ts";
-import { inScope } from "../../context.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 import { getWebhookDelivery, retryWebhookDelivery, sendTestWebhook } from "./webhook-deliveries.service.ts";
+import { listWebhookDeliveries } from "./webhook-deliveries.store.ts";
 
 const DeliveryStatusEnum = builder.enumType("WebhookDeliveryStatus", { values: DELIVERY_STATUSES });
 
@@ -18,7 +18,7 @@ builder.prismaObject("WebhookAttempt", {
   }),
 });
 
-builder.prismaObject("WebhookDelivery", {
+export const WebhookDeliveryType = builder.prismaObject("WebhookDelivery", {
   fields: (t) => ({
     id: t.exposeID("id"),
     endpointId: t.exposeString("endpointId"),
@@ -43,23 +43,15 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_query, _root, args, ctx) => getWebhookDelivery(requireService(ctx), String(args.id)),
   }),
-  webhookDeliveries: t.prismaConnection({
-    type: "WebhookDelivery",
-    cursor: "id",
+  webhookDeliveries: t.connection({
+    type: WebhookDeliveryType,
     args: { endpointId: t.arg.string(), status: t.arg({ type: DeliveryStatusEnum }), event: t.arg.string() },
-    resolve: async (query, _root, args, ctx) => {
-      const service = requireService(ctx);
-      return service.db.webhookDelivery.findMany({
-        ...query,
-        where: {
-          ...inScope(service.scope),
-          ...(args.endpointId && { endpointId: args.endpointId }),
-          ...(args.status && { status: args.status }),
-          ...(args.event && { eventType: args.event }),
-        },
-        orderBy: NEWEST_FIRST,
-      });
-    },
+    resolve: (_root, args, ctx) =>
+      listConnection(
+        args,
+        (page) => listWebhookDeliveries(requireService(ctx), { endpointId: args.endpointId || null, status: args.status, event: args.event || null }, page),
+        (d) => d.id,
+      ),
   }),
 }));
 
