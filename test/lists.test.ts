@@ -147,33 +147,32 @@ describe.each(cases)("GET $path", ({ path, plural, connection, create, hasCustom
     const res = await t.graphql(query, variables, m.sandboxKey);
     return res.body as { data?: { list: Connection }; errors?: { message: string }[] };
   };
-  const gqlIds = (c: Connection) => c.edges.map((e) => e.node.id);
 
   it("GraphQL's connection lists the same rows, and pages with first/after and last/before as REST with starting_after and ending_before", async () => {
     const all = (await gql("first: 10")).data!.list;
-    expect(gqlIds(all)).toEqual(idsOf((await get()).body));
+    expect(gqlIdsOf(all)).toEqual(idsOf((await get()).body));
     const cursorOf = (id: string) => all.edges.find((e) => e.node.id === id)!.cursor;
 
     const first = (await gql("first: 2")).data!.list;
     const page1 = await get("?limit=2");
-    expect(gqlIds(first)).toEqual(idsOf(page1.body));
+    expect(gqlIdsOf(first)).toEqual(idsOf(page1.body));
     expect(first.pageInfo).toEqual({ hasNextPage: page1.body.has_more, hasPreviousPage: false, startCursor: cursorOf(ids[0]!), endCursor: cursorOf(ids[1]!) });
 
     const after = (await gql("first: 2, after: $c", { c: first.pageInfo.endCursor })).data!.list;
     const page2 = await get(`?limit=2&starting_after=${ids[1]}`);
-    expect(gqlIds(after)).toEqual(idsOf(page2.body));
+    expect(gqlIdsOf(after)).toEqual(idsOf(page2.body));
     expect(after.pageInfo).toMatchObject({ hasNextPage: page2.body.has_more, hasPreviousPage: true });
 
     const back = (await gql("last: 2, before: $c", { c: cursorOf(ids[3]!) })).data!.list;
     const previous = await get(`?limit=2&ending_before=${ids[3]}`);
-    expect(gqlIds(back)).toEqual(idsOf(previous.body));
+    expect(gqlIdsOf(back)).toEqual(idsOf(previous.body));
     expect(back.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: previous.body.has_more });
 
     // The oldest rows, and a page between two cursors.
-    expect(gqlIds((await gql("last: 2")).data!.list)).toEqual(ids.slice(2, 4));
-    expect(gqlIds((await gql("first: 5, after: $a, before: $b", { a: cursorOf(ids[0]!), b: cursorOf(ids[3]!) })).data!.list)).toEqual(ids.slice(1, 3));
+    expect(gqlIdsOf((await gql("last: 2")).data!.list)).toEqual(ids.slice(2, 4));
+    expect(gqlIdsOf((await gql("first: 5, after: $a, before: $b", { a: cursorOf(ids[0]!), b: cursorOf(ids[3]!) })).data!.list)).toEqual(ids.slice(1, 3));
 
-    if (hasCustomer) expect(gqlIds((await gql(`first: 10, customerId: "${customerId}"`)).data!.list)).toEqual([ids[3]]);
+    if (hasCustomer) expect(gqlIdsOf((await gql(`first: 10, customerId: "${customerId}"`)).data!.list)).toEqual([ids[3]]);
   });
 
   it("GraphQL refuses a cursor naming no row of the list as REST does, naming the argument", async () => {
@@ -219,3 +218,52 @@ describe("status filters", () => {
     expect(await t.api("GET", path, { key: m.sandboxKey })).toMatchObject({ status: 400, body: { error: message } });
   });
 });
+
+describe("nested connections", () => {
+  it("a customer's payments, a link's checkout sessions and an endpoint's deliveries page as the lists do, showing only theirs", async () => {
+    const m = await t.createMerchant();
+    const customer = await post(m, "/customers", { name: "n" });
+    const link = await post(m, "/payment-links", { amount: "1" });
+    const payments: string[] = [];
+    const sessions: string[] = [];
+    const deliveries: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      t.clock.advance(1000);
+      payments.unshift(await post(m, "/payments", { amount: "1", customer_id: customer }));
+      const visit = await fetch(`${t.url}/c/${link}`, { redirect: "manual" });
+      expect(visit.status).toBe(303);
+      sessions.unshift(new URL(visit.headers.get("location")!).pathname.split("/").pop()!);
+      deliveries.unshift(await testDelivery(m));
+    }
+    const endpoint = await endpointOf.get(m)!;
+    // Rows of the same merchant that are not theirs.
+    await post(m, "/payments", { amount: "1" });
+    await post(m, "/checkout-sessions", { amount: "1" });
+    await t.api("POST", `/webhook-endpoints/${await newEndpoint(m)}/test`, { key: m.sandboxKey });
+
+    for (const [parent, id, field, expected] of [
+      ["customer", customer, "payments", payments],
+      ["paymentLink", link, "checkoutSessions", sessions],
+      ["webhookEndpoint", endpoint, "deliveries", deliveries],
+    ] as const) {
+      const page = async (args: string) => {
+        const query = `query($id: ID!) { parent: ${parent}(id: $id) {
+          list: ${field}(${args}) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage } } } }`;
+        const res = await t.graphql(query, { id }, m.sandboxKey);
+        expect(res.body.errors, `${parent}.${field}(${args})`).toBeUndefined();
+        return res.body.data.parent.list as Connection;
+      };
+      const first = await page("first: 2");
+      expect(gqlIdsOf(first), field).toEqual(expected.slice(0, 2));
+      expect(first.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false });
+      const rest = await page(`first: 2, after: "${first.edges[1]!.cursor}"`);
+      expect(gqlIdsOf(rest), field).toEqual(expected.slice(2));
+      expect(rest.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true });
+      const back = await page(`last: 1, before: "${rest.edges[0]!.cursor}"`);
+      expect(gqlIdsOf(back), field).toEqual([expected[1]]);
+      expect(back.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: true });
+    }
+  });
+});
+
+const gqlIdsOf = (c: Connection) => c.edges.map((e) => e.node.id);
