@@ -63,6 +63,16 @@ export type List<T extends keyof DB, F extends Filters<F>> = (sql: TypedSql, fil
 
 const isGiven = (value: unknown) => value !== undefined && value !== null;
 
+/** A value per shape, made the first time its shape is asked for (shapes are few: see above). */
+function perShape<V>(): (shape: string, make: () => V) => V {
+  const made = new Map<string, V>();
+  return (shape, make) => {
+    let value = made.get(shape);
+    if (value === undefined) made.set(shape, (value = make()));
+    return value;
+  };
+}
+
 export function listOf<T extends keyof DB, F extends Filters<F>>(definition: ListDefinition<T, F>): List<T, F> {
   const { table } = definition;
   const { time, key }: { time: string; key: string } = definition.order ?? { time: "createdAt", key: "id" };
@@ -73,46 +83,36 @@ export function listOf<T extends keyof DB, F extends Filters<F>>(definition: Lis
     definition.where(eb, Object.fromEntries(given.map((name) => [name, p[name]])) as GivenFilters<F>);
 
   /** the position (time and key) of a cursor's row, if it is one of the list's */
-  const cursorQueries = new Map<string, PreparedQuery<Params, Row>>();
-  const cursorQuery = (given: string[]) => {
-    const shape = given.join();
-    let query = cursorQueries.get(shape);
-    if (!query) {
-      query = preparedQuery((q, p: Params) =>
+  const cursorQueries = perShape<PreparedQuery<Params, Row>>();
+  const cursorQuery = (given: string[]) =>
+    cursorQueries(given.join(), () =>
+      preparedQuery((q, p: Params) =>
         from(q)
           .select([time, key])
           .where(key, "=", p.$cursor)
           .where(filtered(given, p) as never),
-      ) as PreparedQuery<Params, Row>;
-      cursorQueries.set(shape, query);
-    }
-    return query;
-  };
+      ) as PreparedQuery<Params, Row>,
+    );
 
-  const pageQueries = new Map<string, PreparedQuery<Params, Row>>();
-  const pageQuery = (given: string[], request: PageRequest) => {
-    const shape = `${given.join()}|${request.after ? "after" : ""}|${request.before ? "before" : ""}|${request.fromBefore ? "up" : "down"}`;
-    let query = pageQueries.get(shape);
-    if (!query) {
-      const direction = request.fromBefore ? "asc" : "desc";
-      query = preparedQuery((q, p: Params) =>
+  const pageQueries = perShape<PreparedQuery<Params, Row>>();
+  const pageQuery = (given: string[], { after, before, fromBefore }: PageRequest) =>
+    pageQueries(`${given.join()}|${after ? "after" : ""}|${before ? "before" : ""}|${fromBefore ? "up" : "down"}`, () => {
+      const direction = fromBefore ? "asc" : "desc";
+      return preparedQuery((q, p: Params) =>
         from(q)
           .selectAll()
           .where((eb) =>
             eb.and([
               filtered(given, p)(eb as never),
-              ...(request.after ? [eb(eb.refTuple(time, key), "<", eb.tuple(p.$afterTime, p.$afterKey))] : []),
-              ...(request.before ? [eb(eb.refTuple(time, key), ">", eb.tuple(p.$beforeTime, p.$beforeKey))] : []),
+              ...(after ? [eb(eb.refTuple(time, key), "<", eb.tuple(p.$afterTime, p.$afterKey))] : []),
+              ...(before ? [eb(eb.refTuple(time, key), ">", eb.tuple(p.$beforeTime, p.$beforeKey))] : []),
             ]),
           )
           .orderBy(time, direction)
           .orderBy(key, direction)
           .limit(p.$limit as number),
       ) as PreparedQuery<Params, Row>;
-      pageQueries.set(shape, query);
-    }
-    return query;
-  };
+    });
 
   return async (sql, filters, request) => {
     const values = filters as Record<string, unknown>;
