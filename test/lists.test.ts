@@ -267,3 +267,49 @@ describe("nested connections", () => {
 });
 
 const gqlIdsOf = (c: Connection) => c.edges.map((e) => e.node.id);
+
+describe("GraphQL list nodes", () => {
+  it("carry their relations: an invoice's customer, items, payment and session; a session's payment; a delivery's endpoint and attempts", async () => {
+    const m = await t.createMerchant();
+    const customer = await post(m, "/customers", { name: "Rel" });
+    const invoice = await post(m, "/invoices", {
+      customer_id: customer,
+      items: [{ description: "Tea", quantity: "2", unit_amount: "1.5" }],
+    });
+    const finalized = await t.api("POST", `/invoices/${invoice}/finalize`, { key: m.sandboxKey });
+    expect(finalized.status).toBe(200);
+    const session = await post(m, "/checkout-sessions", { amount: "4", customer_id: customer });
+    const delivery = await testDelivery(m);
+    const res = await t.graphql(
+      `{
+        invoices(first: 5) { edges { node { id customer { name } items { description quantity unitAmount } payment { amount }
+          checkoutSession { id } settlementAsset { assetCode } } } }
+        checkoutSessions(first: 5) { edges { node { id amount paymentStatus customer { name } payment { id } } } }
+        webhookDeliveries(first: 5) { edges { node { id endpoint { id } attempts { number } } } }
+        payments(first: 10) { edges { node { id customer { name } } } }
+      }`,
+      {},
+      m.sandboxKey,
+    );
+    expect(res.body.errors).toBeUndefined();
+    const { invoices, checkoutSessions, webhookDeliveries, payments } = res.body.data;
+    const invoiceSession = finalized.body.invoice.checkout_session_id;
+    expect(invoices.edges.map((e: any) => e.node)).toEqual([
+      {
+        id: invoice,
+        customer: { name: "Rel" },
+        items: [{ description: "Tea", quantity: "2", unitAmount: "1.5000000" }],
+        payment: { amount: "3.0000000" },
+        checkoutSession: { id: invoiceSession },
+        settlementAsset: { assetCode: "XLM" },
+      },
+    ]);
+    expect(checkoutSessions.edges[0].node).toMatchObject({ id: session, amount: "4.0000000", paymentStatus: "pending", customer: { name: "Rel" } });
+    expect(checkoutSessions.edges).toHaveLength(2);
+    const endpoint = await endpointOf.get(m)!;
+    expect(webhookDeliveries.edges.map((e: any) => e.node)).toEqual([{ id: delivery, endpoint: { id: endpoint }, attempts: expect.any(Array) }]);
+    const customerOf = Object.fromEntries(payments.edges.map((e: any) => [e.node.id, e.node.customer?.name ?? null]));
+    const sessionPayment = checkoutSessions.edges[0].node.payment.id;
+    expect(customerOf[sessionPayment]).toBe("Rel");
+  });
+});

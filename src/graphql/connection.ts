@@ -3,6 +3,8 @@
 // `ending_before` do. A cursor is base64 of `GPC:S:<id>`, the form @pothos/plugin-prisma wrote when
 // it served these lists, so cursors handed out before still page.
 import { parseCursorConnectionArgs } from "@pothos/core";
+import { queryFromInfo } from "@pothos/plugin-prisma";
+import type { GraphQLResolveInfo } from "graphql";
 import type { Cursor, Page, PageRequest } from "../db/list-page.ts";
 import { DomainError } from "../errors.ts";
 import { DEFAULT_LIST_SIZE, MAX_LIST_SIZE } from "../gate/graphql-bounds.ts";
@@ -22,6 +24,9 @@ function cursorArgument(cursor: string, argument: string): Cursor {
   if (!KEY.test(key)) throw new DomainError("BAD_USER_INPUT", `${argument} is not a cursor of this list`);
   return { key, argument };
 }
+
+/** What a GraphQL selection asks Prisma to load with a row. */
+export type PrismaSelection = { include?: object; select?: object };
 
 export interface ConnectionArgs {
   first?: number | null;
@@ -48,5 +53,25 @@ export async function listConnection<T>(args: ConnectionArgs, list: (page: PageR
       hasNextPage: inverted ? before !== undefined : page.hasMore,
       hasPreviousPage: inverted ? page.hasMore : after !== undefined,
     },
+  };
+}
+
+/**
+ * A page's rows as the GraphQL selection needs them. A row's relation fields would each load it
+ * alone (@pothos/plugin-prisma's fallback: a query per row), so when the selection includes
+ * relations the page's rows are read again with them, in one query (`load`, the store's read by ids
+ * with a Prisma include), as a Prisma connection read them.
+ */
+export function withSelectedRelations<T extends { id: string }>(
+  context: object,
+  info: GraphQLResolveInfo,
+  load: (ids: string[], query: PrismaSelection) => Promise<T[]>,
+): (page: Page<T>) => Promise<Page<T>> {
+  return async (page) => {
+    const query = queryFromInfo({ context, info, path: ["edges", "node"] }) as PrismaSelection;
+    if (page.items.length === 0 || (!query.include && !query.select)) return page;
+    const rows = new Map((await load(page.items.map((row) => row.id), query)).map((row) => [row.id, row]));
+    // A row deleted in between is left out, as a later read would.
+    return { ...page, items: page.items.flatMap((row) => rows.get(row.id) ?? []) };
   };
 }

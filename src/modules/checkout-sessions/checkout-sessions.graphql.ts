@@ -1,7 +1,8 @@
 import { builder } from "../../graphql/builder.ts";
-import { requireService } from "../../graphql/context.ts";
+import { type GraphQLContext, requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { listConnection } from "../../graphql/connection.ts";
+import type { GraphQLResolveInfo } from "graphql";
+import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
 import { assetFieldsInput, AssetRef, AssetRefInput, defined } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
@@ -10,7 +11,7 @@ import { PaymentStatusEnum } from "../payments/payments.graphql.ts";
 import type { PaymentStatus } from "../payments/payments.inputs.ts";
 import { CHECKOUT_SESSION_STATUSES, type CheckoutSessionStatus, createCheckoutSessionSchema } from "./checkout-sessions.inputs.ts";
 import { createCheckoutSession, getCheckoutSession } from "./checkout-sessions.service.ts";
-import { listCheckoutSessions } from "./checkout-sessions.store.ts";
+import { type CheckoutSessionFilters, checkoutSessionsIncluding, listCheckoutSessions } from "./checkout-sessions.store.ts";
 import { checkoutSessionUrl } from "./checkout-sessions.view.ts";
 
 const CheckoutSessionStatusEnum = builder.enumType("CheckoutSessionStatus", { values: CHECKOUT_SESSION_STATUSES });
@@ -41,6 +42,13 @@ export const CheckoutSessionType = builder.prismaObject("CheckoutSession", {
   }),
 });
 
+/** A connection of sessions (Query.checkoutSessions, PaymentLink.checkoutSessions): a page of the list of sessions. */
+export function checkoutSessionConnection(ctx: GraphQLContext, info: GraphQLResolveInfo, args: ConnectionArgs, filters: CheckoutSessionFilters) {
+  const service = requireService(ctx);
+  const withRelations = withSelectedRelations(ctx, info, (ids, query) => checkoutSessionsIncluding(service, ids, query));
+  return listConnection(args, (page) => listCheckoutSessions(service, filters, page).then(withRelations), (s) => s.id);
+}
+
 builder.queryFields((t) => ({
   checkoutSession: t.prismaField({
     type: "CheckoutSession",
@@ -50,12 +58,8 @@ builder.queryFields((t) => ({
   checkoutSessions: t.connection({
     type: CheckoutSessionType,
     args: { status: t.arg({ type: CheckoutSessionStatusEnum }), customerId: t.arg.string() },
-    resolve: (_root, args, ctx) =>
-      listConnection(
-        args,
-        (page) => listCheckoutSessions(requireService(ctx), { status: args.status, customerId: args.customerId || null }, page),
-        (s) => s.id,
-      ),
+    resolve: (_root, args, ctx, info) =>
+      checkoutSessionConnection(ctx, info, args, { status: args.status, customerId: args.customerId || null }),
   }),
 }));
 

@@ -1,5 +1,6 @@
 // The CheckoutSession aggregate's reads and writes.
 import type { ServiceContext } from "../../context.ts";
+import type { CheckoutSession } from "../../generated/sqlite/client.ts";
 import { inScope } from "../../context.ts";
 import { typedSql } from "../../db/client.ts";
 import { type InScope, type Page, type PageRequest, listOf } from "../../db/list-page.ts";
@@ -32,6 +33,10 @@ export async function listCheckoutSessions(
   const payments = await paymentsByIds(sql, sessions.items.map((s) => s.paymentId));
   return { ...sessions, items: sessions.items.map((s) => ({ ...s, payment: payments.get(s.paymentId)! })) };
 }
+
+/** These sessions with what a GraphQL selection includes (a Prisma include), for the rows of a page. */
+export const checkoutSessionsIncluding = (ctx: Pick<ServiceContext, "db">, ids: string[], query: object): Promise<CheckoutSession[]> =>
+  ctx.db.checkoutSession.findMany({ ...query, where: { id: { in: ids } } });
 
 const sessionsWithIds = preparedQuery((q, p: { ids: unknown }) => q.selectFrom("CheckoutSession").selectAll().where(inList(q, "id", p.ids)));
 

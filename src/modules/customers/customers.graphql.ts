@@ -5,8 +5,7 @@ import { listConnection } from "../../graphql/connection.ts";
 import { defined } from "../../graphql/shared-types.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { createCustomerSchema, updateCustomerSchema } from "./customers.inputs.ts";
-import { PaymentType } from "../payments/payments.graphql.ts";
-import { listPayments } from "../payments/payments.store.ts";
+import { PaymentType, paymentConnection } from "../payments/payments.graphql.ts";
 import { createCustomer, getCustomer, updateCustomer } from "./customers.service.ts";
 import { listCustomers } from "./customers.store.ts";
 
@@ -21,8 +20,7 @@ const CustomerType = builder.prismaObject("Customer", {
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     payments: t.connection({
       type: PaymentType,
-      resolve: (customer, args, ctx) =>
-        listConnection(args, (page) => listPayments(requireService(ctx), { customerId: customer.id }, page), (p) => p.id),
+      resolve: (customer, args, ctx, info) => paymentConnection(ctx, info, args, { customerId: customer.id }),
     }),
   }),
 });

@@ -1,7 +1,7 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { listConnection } from "../../graphql/connection.ts";
+import { listConnection, withSelectedRelations } from "../../graphql/connection.ts";
 import { AssetRef, defined } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
@@ -9,7 +9,7 @@ import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
 import { INVOICE_STATUSES, type InvoiceStatus, createInvoiceSchema } from "./invoices.inputs.ts";
 import { createInvoice, finalizeInvoice, getInvoice, voidInvoice } from "./invoices.service.ts";
-import { listInvoices } from "./invoices.store.ts";
+import { invoicesIncluding, listInvoices } from "./invoices.store.ts";
 import { hostedInvoiceUrl } from "./invoices.view.ts";
 
 const InvoiceStatusEnum = builder.enumType("InvoiceStatus", { values: INVOICE_STATUSES });
@@ -73,12 +73,12 @@ builder.queryFields((t) => ({
   invoices: t.connection({
     type: InvoiceType,
     args: { status: t.arg({ type: InvoiceStatusEnum }), customerId: t.arg.string() },
-    resolve: (_root, args, ctx) =>
-      listConnection(
-        args,
-        (page) => listInvoices(requireService(ctx), { status: args.status, customerId: args.customerId || null }, page),
-        (i) => i.id,
-      ),
+    resolve: (_root, args, ctx, info) => {
+      const service = requireService(ctx);
+      const withRelations = withSelectedRelations(ctx, info, (ids, query) => invoicesIncluding(service, ids, query));
+      const filters = { status: args.status, customerId: args.customerId || null };
+      return listConnection(args, (page) => listInvoices(service, filters, page).then(withRelations), (i) => i.id);
+    },
   }),
 }));
 

@@ -1,5 +1,6 @@
 // The Invoice aggregate's reads and writes (with its items).
 import type { ServiceContext } from "../../context.ts";
+import type { Invoice } from "../../generated/sqlite/client.ts";
 import { inScope } from "../../context.ts";
 import { typedSql } from "../../db/client.ts";
 import { type InScope, type Page, type PageRequest, listOf } from "../../db/list-page.ts";
@@ -19,6 +20,10 @@ const invoicesMatching = listOf<"Invoice", InScope<InvoiceFilters>>({
   table: "Invoice",
   where: (eb, f) => eb.and({ ...inScope(f), status: f.status, customerId: f.customerId }),
 });
+
+/** These invoices with what a GraphQL selection includes (a Prisma include), for the rows of a page. */
+export const invoicesIncluding = (ctx: Pick<ServiceContext, "db">, ids: string[], query: object): Promise<Invoice[]> =>
+  ctx.db.invoice.findMany({ ...query, where: { id: { in: ids } } });
 
 const itemsOfInvoices = preparedQuery((q, p: { ids: unknown }) =>
   q.selectFrom("InvoiceItem").selectAll().where(inList(q, "invoiceId", p.ids)).orderBy("invoiceId").orderBy("position"),

@@ -7,8 +7,7 @@ import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { createPaymentLinkSchema } from "./payment-links.inputs.ts";
-import { CheckoutSessionType } from "../checkout-sessions/checkout-sessions.graphql.ts";
-import { listCheckoutSessions } from "../checkout-sessions/checkout-sessions.store.ts";
+import { CheckoutSessionType, checkoutSessionConnection } from "../checkout-sessions/checkout-sessions.graphql.ts";
 import { createPaymentLink, getPaymentLink, setPaymentLinkActive } from "./payment-links.service.ts";
 import { listPaymentLinks } from "./payment-links.store.ts";
 import { paymentLinkUrl } from "./payment-links.view.ts";
@@ -28,8 +27,7 @@ const PaymentLinkType = builder.prismaObject("PaymentLink", {
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     checkoutSessions: t.connection({
       type: CheckoutSessionType,
-      resolve: (link, args, ctx) =>
-        listConnection(args, (page) => listCheckoutSessions(requireService(ctx), { paymentLinkId: link.id }, page), (s) => s.id),
+      resolve: (link, args, ctx, info) => checkoutSessionConnection(ctx, info, args, { paymentLinkId: link.id }),
     }),
   }),
 });

@@ -1,14 +1,15 @@
 import { builder } from "../../graphql/builder.ts";
-import { requireService } from "../../graphql/context.ts";
+import { type GraphQLContext, requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { listConnection } from "../../graphql/connection.ts";
+import type { GraphQLResolveInfo } from "graphql";
+import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
 import { assetFieldsInput, AssetRef, AssetRefInput, defined } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { PAYMENT_STATUSES, SOURCE_TYPES, createPaymentSchema } from "./payments.inputs.ts";
 import { createPayment, getPayment } from "./payments.service.ts";
-import { listPayments } from "./payments.store.ts";
+import { type PaymentFilters, listPayments, paymentsIncluding } from "./payments.store.ts";
 import { checkoutUrl } from "./payments.view.ts";
 
 export const PaymentStatusEnum = builder.enumType("PaymentStatus", { values: PAYMENT_STATUSES });
@@ -48,6 +49,13 @@ export const PaymentType = builder.prismaObject("Payment", {
   }),
 });
 
+/** A connection of payments (Query.payments, Customer.payments): a page of the list of payments. */
+export function paymentConnection(ctx: GraphQLContext, info: GraphQLResolveInfo, args: ConnectionArgs, filters: PaymentFilters) {
+  const service = requireService(ctx);
+  const withRelations = withSelectedRelations(ctx, info, (ids, query) => paymentsIncluding(service, ids, query));
+  return listConnection(args, (page) => listPayments(service, filters, page).then(withRelations), (p) => p.id);
+}
+
 builder.queryFields((t) => ({
   payment: t.prismaField({
     type: "Payment",
@@ -57,12 +65,7 @@ builder.queryFields((t) => ({
   payments: t.connection({
     type: PaymentType,
     args: { status: t.arg({ type: PaymentStatusEnum }), customerId: t.arg.string() },
-    resolve: (_root, args, ctx) =>
-      listConnection(
-        args,
-        (page) => listPayments(requireService(ctx), { status: args.status, customerId: args.customerId || null }, page),
-        (p) => p.id,
-      ),
+    resolve: (_root, args, ctx, info) => paymentConnection(ctx, info, args, { status: args.status, customerId: args.customerId || null }),
   }),
 }));
 

@@ -1,5 +1,6 @@
 // The Payment aggregate's reads and writes.
 import type { ServiceContext } from "../../context.ts";
+import type { Payment } from "../../generated/sqlite/client.ts";
 import { inScope } from "../../context.ts";
 import { typedSql } from "../../db/client.ts";
 import { type InScope, type PageRequest, listOf } from "../../db/list-page.ts";
@@ -19,6 +20,10 @@ const paymentsMatching = listOf<"Payment", InScope<PaymentFilters>>({
 
 export const listPayments = (ctx: ServiceContext, filters: PaymentFilters, page: PageRequest) =>
   paymentsMatching(typedSql(ctx.db), { ...inScope(ctx.scope), ...filters }, page);
+
+/** These payments with what a GraphQL selection includes (a Prisma include), for the rows of a page. */
+export const paymentsIncluding = (ctx: Pick<ServiceContext, "db">, ids: string[], query: object): Promise<Payment[]> =>
+  ctx.db.payment.findMany({ ...query, where: { id: { in: ids } } });
 
 const paymentsWithIds = preparedQuery((q, p: { ids: unknown }) => q.selectFrom("Payment").selectAll().where(inList(q, "id", p.ids)));
 

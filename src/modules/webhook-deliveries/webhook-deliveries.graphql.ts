@@ -1,9 +1,10 @@
 import { builder } from "../../graphql/builder.ts";
-import { listConnection } from "../../graphql/connection.ts";
-import { requireService } from "../../graphql/context.ts";
+import type { GraphQLResolveInfo } from "graphql";
+import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
+import { type GraphQLContext, requireService } from "../../graphql/context.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 import { getWebhookDelivery, retryWebhookDelivery, sendTestWebhook } from "./webhook-deliveries.service.ts";
-import { listWebhookDeliveries } from "./webhook-deliveries.store.ts";
+import { type WebhookDeliveryFilters, listWebhookDeliveries, webhookDeliveriesIncluding } from "./webhook-deliveries.store.ts";
 
 const DeliveryStatusEnum = builder.enumType("WebhookDeliveryStatus", { values: DELIVERY_STATUSES });
 
@@ -37,6 +38,13 @@ export const WebhookDeliveryType = builder.prismaObject("WebhookDelivery", {
   }),
 });
 
+/** A connection of deliveries (Query.webhookDeliveries, WebhookEndpoint.deliveries): a page of the delivery log. */
+export function webhookDeliveryConnection(ctx: GraphQLContext, info: GraphQLResolveInfo, args: ConnectionArgs, filters: WebhookDeliveryFilters) {
+  const service = requireService(ctx);
+  const withRelations = withSelectedRelations(ctx, info, (ids, query) => webhookDeliveriesIncluding(service, ids, query));
+  return listConnection(args, (page) => listWebhookDeliveries(service, filters, page).then(withRelations), (d) => d.id);
+}
+
 builder.queryFields((t) => ({
   webhookDelivery: t.prismaField({
     type: "WebhookDelivery",
@@ -46,12 +54,8 @@ builder.queryFields((t) => ({
   webhookDeliveries: t.connection({
     type: WebhookDeliveryType,
     args: { endpointId: t.arg.string(), status: t.arg({ type: DeliveryStatusEnum }), event: t.arg.string() },
-    resolve: (_root, args, ctx) =>
-      listConnection(
-        args,
-        (page) => listWebhookDeliveries(requireService(ctx), { endpointId: args.endpointId || null, status: args.status, event: args.event || null }, page),
-        (d) => d.id,
-      ),
+    resolve: (_root, args, ctx, info) =>
+      webhookDeliveryConnection(ctx, info, args, { endpointId: args.endpointId || null, status: args.status, event: args.event || null }),
   }),
 }));
 

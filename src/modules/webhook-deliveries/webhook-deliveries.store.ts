@@ -1,5 +1,6 @@
 // The WebhookDelivery aggregate's reads and writes (with its attempts).
 import type { ServiceContext } from "../../context.ts";
+import type { WebhookDelivery } from "../../generated/sqlite/client.ts";
 import { inScope } from "../../context.ts";
 import { typedSql } from "../../db/client.ts";
 import { type InScope, type Page, type PageRequest, listOf } from "../../db/list-page.ts";
@@ -19,6 +20,10 @@ const deliveriesMatching = listOf<"WebhookDelivery", InScope<WebhookDeliveryFilt
   table: "WebhookDelivery",
   where: (eb, f) => eb.and({ ...inScope(f), endpointId: f.endpointId, status: f.status, eventType: f.event }),
 });
+
+/** These deliveries with what a GraphQL selection includes (a Prisma include), for the rows of a page. */
+export const webhookDeliveriesIncluding = (ctx: Pick<ServiceContext, "db">, ids: string[], query: object): Promise<WebhookDelivery[]> =>
+  ctx.db.webhookDelivery.findMany({ ...query, where: { id: { in: ids } } });
 
 const attemptsOfDeliveries = preparedQuery((q, p: { ids: unknown }) =>
   q.selectFrom("WebhookAttempt").selectAll().where(inList(q, "deliveryId", p.ids)).orderBy("deliveryId").orderBy("number"),

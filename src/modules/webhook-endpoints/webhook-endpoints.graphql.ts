@@ -5,8 +5,7 @@ import { listConnection } from "../../graphql/connection.ts";
 import { defined } from "../../graphql/shared-types.ts";
 import { parseInput } from "../../shared/validation.ts";
 import { maskSecret } from "../../webhooks/secret-box.ts";
-import { WebhookDeliveryType } from "../webhook-deliveries/webhook-deliveries.graphql.ts";
-import { listWebhookDeliveries } from "../webhook-deliveries/webhook-deliveries.store.ts";
+import { WebhookDeliveryType, webhookDeliveryConnection } from "../webhook-deliveries/webhook-deliveries.graphql.ts";
 import { createWebhookEndpointSchema, updateWebhookEndpointSchema } from "./webhook-endpoints.inputs.ts";
 import {
   type EndpointWithSecret,
@@ -33,8 +32,7 @@ export const WebhookEndpointType = builder.prismaObject("WebhookEndpoint", {
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     deliveries: t.connection({
       type: WebhookDeliveryType,
-      resolve: (endpoint, args, ctx) =>
-        listConnection(args, (page) => listWebhookDeliveries(requireService(ctx), { endpointId: endpoint.id }, page), (d) => d.id),
+      resolve: (endpoint, args, ctx, info) => webhookDeliveryConnection(ctx, info, args, { endpointId: endpoint.id }),
     }),
   }),
 });
