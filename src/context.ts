@@ -30,7 +30,7 @@ export interface ServiceContext extends Deps {
 }
 
 /** The where-clause that confines a query to the caller's organization and environment. */
-export const inScope = (scope: Scope) => ({ organizationId: scope.organizationId, environment: scope.environment });
+export const inScope = (scope: Pick<Scope, "organizationId" | "environment">) => ({ organizationId: scope.organizationId, environment: scope.environment });
 
 /** Whether a row read by its id alone belongs to the caller (else it is answered as not found). */
 export const isInScope = (row: { organizationId: string; environment: string }, scope: Scope) =>

@@ -266,6 +266,31 @@ describe("what never completes a payment", () => {
     const nodes = res.body.data.unmatchedLedgerPayments.edges.map((e: any) => e.node);
     expect(nodes).toContainEqual({ txHash: sent.hash, amount: "1.5000000", asset: { assetCode: "XLM" }, memo: "42", memoType: "id", sourceAccount: payer.publicKey() });
   });
+
+  it("unmatched ledger payments page with the cursors they hand out (finding: they were refused as not cursors of the list)", async () => {
+    const payer = await fundedPayer(wallet);
+    for (const memo of ["43", "44"]) {
+      await submit(wallet, await signedTransaction(wallet, payer, [payOp(merchant.wallet.publicKey(), "1")], { memo: Memo.id(memo) }));
+    }
+    const payment = await createPayment({ amount: "1" });
+    await expectOnlyTheRightPaymentCounts(payment, payer, payOp(payment.payment_instructions.muxed_destination, "1"));
+    const query = `query ($after: String) {
+      unmatchedLedgerPayments(first: 1, after: $after) { edges { cursor node { txHash } } pageInfo { hasNextPage } } }`;
+    const all = await t.graphql(`{ unmatchedLedgerPayments(first: 50) { edges { node { txHash } } } }`, {}, merchant.sandboxKey);
+    const expected = all.body.data.unmatchedLedgerPayments.edges.map((e: any) => e.node.txHash);
+    expect(expected.length).toBeGreaterThanOrEqual(2);
+    const paged: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const res = await t.graphql(query, { after }, merchant.sandboxKey);
+      expect(res.body.errors).toBeUndefined();
+      const { edges, pageInfo } = res.body.data.unmatchedLedgerPayments;
+      paged.push(...edges.map((e: any) => e.node.txHash));
+      if (!pageInfo.hasNextPage) break;
+      after = edges[0].cursor;
+    }
+    expect(paged).toEqual(expected);
+  });
 });
 
 describe("late payments", () => {

@@ -7,7 +7,7 @@
 // for a dashboard (payments -> edges -> node -> customer -> name, pages of 100 with every field), and
 // refuse what the type graph's loops allow (payments -> customer -> payments -> ...): the cost
 // multiplies by the size of every list on the way down, so two nested pages of 100 are refused
-// whatever the depth. Connections answer at most MAX_LIST_SIZE rows (builder.ts), so the cost bounds
+// whatever the depth. Connections answer at most MAX_LIST_SIZE rows (graphql/connection.ts), so the cost bounds
 // the size of an answer too.
 //
 // Anonymous callers in production (config.production) also get no introspection and no "Did you
@@ -37,7 +37,7 @@ import {
   visitWithTypeInfo,
 } from "graphql";
 
-/** A connection's page when `first`/`last` are absent, and the most it answers (Pothos' sizes, set in builder.ts). */
+/** A connection's page when `first`/`last` are absent, and the most it answers (graphql/connection.ts pages with them). */
 export const DEFAULT_LIST_SIZE = 20;
 export const MAX_LIST_SIZE = 100;
 

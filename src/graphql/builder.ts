@@ -5,7 +5,6 @@ import PrismaPlugin from "@pothos/plugin-prisma";
 import RelayPlugin from "@pothos/plugin-relay";
 import type PrismaTypes from "../generated/pothos-types.ts";
 import { getDatamodel } from "../generated/pothos-types.ts";
-import { DEFAULT_LIST_SIZE, MAX_LIST_SIZE } from "../gate/graphql-bounds.ts";
 import type { GraphQLContext } from "./context.ts";
 
 export const builder = new SchemaBuilder<{
@@ -22,10 +21,6 @@ export const builder = new SchemaBuilder<{
   prisma: {
     client: (ctx) => ctx.deps.db,
     dmmf: getDatamodel(),
-    filterConnectionTotalCount: true,
-    // The sizes the GraphQL bounds count with (a request's cost multiplies by them).
-    defaultConnectionSize: DEFAULT_LIST_SIZE,
-    maxConnectionSize: MAX_LIST_SIZE,
   },
   relay: { clientMutationId: "omit", cursorType: "String" },
 });

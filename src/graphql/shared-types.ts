@@ -1,5 +1,4 @@
 // GraphQL types several resources use: assets and their input.
-import { type Scope, inScope } from "../context.ts";
 import type { Asset } from "../shared/assets.ts";
 import { builder } from "./builder.ts";
 
@@ -34,16 +33,4 @@ export const assetFieldsInput = (input: { settlementAsset?: AssetArg | null; all
 /** Drops GraphQL's absent (undefined) arguments so zod sees them as not given. */
 export function defined<T extends Record<string, unknown>>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** Connections list newest first, as the REST lists do (src/shared/pagination.ts). */
-export const NEWEST_FIRST = [{ createdAt: "desc" as const }, { id: "desc" as const }];
-
-/** The caller's rows, with the status and customer filters the payment-like lists share. */
-export function statusAndCustomerFilter(scope: Scope, args: { status?: string | null; customerId?: string | null }) {
-  return {
-    ...inScope(scope),
-    ...(args.status && { status: args.status }),
-    ...(args.customerId && { customerId: args.customerId }),
-  };
 }

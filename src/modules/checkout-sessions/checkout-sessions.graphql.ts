@@ -1,7 +1,9 @@
 import { builder } from "../../graphql/builder.ts";
-import { requireService } from "../../graphql/context.ts";
+import { type GraphQLContext, requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { assetFieldsInput, AssetRef, AssetRefInput, defined, NEWEST_FIRST, statusAndCustomerFilter } from "../../graphql/shared-types.ts";
+import type { GraphQLResolveInfo } from "graphql";
+import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
+import { assetFieldsInput, AssetRef, AssetRefInput, defined } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
@@ -9,11 +11,12 @@ import { PaymentStatusEnum } from "../payments/payments.graphql.ts";
 import type { PaymentStatus } from "../payments/payments.inputs.ts";
 import { CHECKOUT_SESSION_STATUSES, type CheckoutSessionStatus, createCheckoutSessionSchema } from "./checkout-sessions.inputs.ts";
 import { createCheckoutSession, getCheckoutSession } from "./checkout-sessions.service.ts";
+import { type CheckoutSessionFilters, checkoutSessionsIncluding, listCheckoutSessions } from "./checkout-sessions.store.ts";
 import { checkoutSessionUrl } from "./checkout-sessions.view.ts";
 
 const CheckoutSessionStatusEnum = builder.enumType("CheckoutSessionStatus", { values: CHECKOUT_SESSION_STATUSES });
 
-builder.prismaObject("CheckoutSession", {
+export const CheckoutSessionType = builder.prismaObject("CheckoutSession", {
   fields: (t) => ({
     id: t.exposeID("id"),
     status: t.field({ type: CheckoutSessionStatusEnum, resolve: (s) => s.status as CheckoutSessionStatus }),
@@ -39,24 +42,24 @@ builder.prismaObject("CheckoutSession", {
   }),
 });
 
+/** A connection of sessions (Query.checkoutSessions, PaymentLink.checkoutSessions): a page of the list of sessions. */
+export function checkoutSessionConnection(ctx: GraphQLContext, info: GraphQLResolveInfo, args: ConnectionArgs, filters: CheckoutSessionFilters) {
+  const service = requireService(ctx);
+  const withRelations = withSelectedRelations(ctx, info, (ids, query) => checkoutSessionsIncluding(service, ids, query));
+  return listConnection(args, (page) => listCheckoutSessions(service, filters, page).then(withRelations), (s) => s.id);
+}
+
 builder.queryFields((t) => ({
   checkoutSession: t.prismaField({
     type: "CheckoutSession",
     args: { id: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, ctx) => getCheckoutSession(requireService(ctx), String(args.id)),
   }),
-  checkoutSessions: t.prismaConnection({
-    type: "CheckoutSession",
-    cursor: "id",
+  checkoutSessions: t.connection({
+    type: CheckoutSessionType,
     args: { status: t.arg({ type: CheckoutSessionStatusEnum }), customerId: t.arg.string() },
-    resolve: (query, _root, args, ctx) => {
-      const service = requireService(ctx);
-      return service.db.checkoutSession.findMany({
-        ...query,
-        where: statusAndCustomerFilter(service.scope, args),
-        orderBy: NEWEST_FIRST,
-      });
-    },
+    resolve: (_root, args, ctx, info) =>
+      checkoutSessionConnection(ctx, info, args, { status: args.status, customerId: args.customerId || null }),
   }),
 }));
 

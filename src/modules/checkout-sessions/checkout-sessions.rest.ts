@@ -1,8 +1,9 @@
 import { NO_SETTLEMENT_WALLET } from "../../rest/openapi.ts";
 import { type Route, defineRoute } from "../../rest/router.ts";
-import { listPageJsonSchema } from "../../shared/pagination.ts";
+import { listPageJsonSchema, pageOfQuery } from "../../shared/pagination.ts";
 import { createCheckoutSessionSchema, listCheckoutSessionsSchema } from "./checkout-sessions.inputs.ts";
-import { createCheckoutSession, getCheckoutSession, listCheckoutSessions } from "./checkout-sessions.service.ts";
+import { createCheckoutSession, getCheckoutSession } from "./checkout-sessions.service.ts";
+import { listCheckoutSessions } from "./checkout-sessions.store.ts";
 import { checkoutSessionJson, checkoutSessionJsonSchema } from "./checkout-sessions.view.ts";
 
 export const checkoutSessionRoutes: Route[] = [
@@ -27,7 +28,7 @@ export const checkoutSessionRoutes: Route[] = [
     query: listCheckoutSessionsSchema,
     response: listPageJsonSchema("checkout_sessions", checkoutSessionJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listCheckoutSessions(ctx, query);
+      const page = await listCheckoutSessions(ctx, { status: query.status, customerId: query.customer_id }, pageOfQuery(query));
       return {
         checkout_sessions: page.items.map((s) => checkoutSessionJson(s, ctx.config.publicUrl)),
         has_more: page.hasMore,

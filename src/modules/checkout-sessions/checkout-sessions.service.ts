@@ -4,7 +4,6 @@ import { type ServiceContext, inScope } from "../../context.ts";
 import { directSql } from "../../db/client.ts";
 import { type Statement, insertStatement } from "../../db/direct-sql.ts";
 import { notFound } from "../../errors.ts";
-import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import type { SourceType } from "../payments/payments.inputs.ts";
 import { type PaymentDraft, newPaymentWrites, preparePayment, retryOnMemoCollision } from "../payments/payments.service.ts";
@@ -68,21 +67,3 @@ export async function getCheckoutSession(ctx: ServiceContext, id: string): Promi
   if (!session) throw notFound();
   return session;
 }
-
-export function listCheckoutSessions(
-  ctx: ServiceContext,
-  query: ListQuery & { status?: CheckoutSessionStatus; customer_id?: string },
-) {
-  const where = {
-    ...inScope(ctx.scope),
-    ...(query.status && { status: query.status }),
-    ...(query.customer_id && { customerId: query.customer_id }),
-  };
-  return listPage(withPayment(ctx.db.checkoutSession), where, query);
-}
-
-/** The session model as listPage sees it, with each row's payment included. */
-const withPayment = (model: ServiceContext["db"]["checkoutSession"]) => ({
-  findMany: (args: { where: object; orderBy: object[]; take: number }) => model.findMany({ ...args, include: { payment: true } }),
-  findFirst: (args: { where: object; select: { id: true; createdAt: true } }) => model.findFirst(args),
-});

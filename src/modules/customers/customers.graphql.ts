@@ -1,13 +1,15 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { defined, NEWEST_FIRST } from "../../graphql/shared-types.ts";
-import { inScope } from "../../context.ts";
+import { listConnection } from "../../graphql/connection.ts";
+import { defined } from "../../graphql/shared-types.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { createCustomerSchema, updateCustomerSchema } from "./customers.inputs.ts";
+import { PaymentType, paymentConnection } from "../payments/payments.graphql.ts";
 import { createCustomer, getCustomer, updateCustomer } from "./customers.service.ts";
+import { listCustomers } from "./customers.store.ts";
 
-builder.prismaObject("Customer", {
+const CustomerType = builder.prismaObject("Customer", {
   fields: (t) => ({
     id: t.exposeID("id"),
     email: t.exposeString("email", { nullable: true }),
@@ -16,9 +18,9 @@ builder.prismaObject("Customer", {
     metadata: t.field({ type: "Metadata", nullable: true, resolve: (c) => deserializeMetadata(c.metadata) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
-    payments: t.relatedConnection("payments", {
-      cursor: "id",
-      query: { orderBy: NEWEST_FIRST },
+    payments: t.connection({
+      type: PaymentType,
+      resolve: (customer, args, ctx, info) => paymentConnection(ctx, info, args, { customerId: customer.id }),
     }),
   }),
 });
@@ -29,17 +31,9 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, ctx) => getCustomer(requireService(ctx), String(args.id)),
   }),
-  customers: t.prismaConnection({
-    type: "Customer",
-    cursor: "id",
-    resolve: (query, _root, _args, ctx) => {
-      const service = requireService(ctx);
-      return service.db.customer.findMany({
-        ...query,
-        where: inScope(service.scope),
-        orderBy: NEWEST_FIRST,
-      });
-    },
+  customers: t.connection({
+    type: CustomerType,
+    resolve: (_root, args, ctx) => listConnection(args, (page) => listCustomers(requireService(ctx), {}, page), (c) => c.id),
   }),
 }));
 

@@ -1,7 +1,8 @@
 import { type Route, defineRoute } from "../../rest/router.ts";
-import { listPageJsonSchema } from "../../shared/pagination.ts";
+import { listPageJsonSchema, pageOfQuery } from "../../shared/pagination.ts";
 import { createCustomerSchema, listCustomersSchema, updateCustomerSchema } from "./customers.inputs.ts";
-import { createCustomer, getCustomer, listCustomers, updateCustomer } from "./customers.service.ts";
+import { createCustomer, getCustomer, updateCustomer } from "./customers.service.ts";
+import { listCustomers } from "./customers.store.ts";
 import { customerJson, customerJsonSchema } from "./customers.view.ts";
 
 export const customerRoutes: Route[] = [
@@ -25,7 +26,7 @@ export const customerRoutes: Route[] = [
     query: listCustomersSchema,
     response: listPageJsonSchema("customers", customerJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listCustomers(ctx, query);
+      const page = await listCustomers(ctx, {}, pageOfQuery(query));
       return { customers: page.items.map(customerJson), has_more: page.hasMore };
     },
   }),

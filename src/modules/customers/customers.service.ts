@@ -1,7 +1,6 @@
 import type { Customer } from "../../generated/sqlite/client.ts";
 import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { notFound } from "../../errors.ts";
-import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import type { CustomerInput } from "./customers.inputs.ts";
 
@@ -41,5 +40,3 @@ export async function updateCustomer(ctx: ServiceContext, id: string, input: Cus
     },
   });
 }
-
-export const listCustomers = (ctx: ServiceContext, query: ListQuery) => listPage(ctx.db.customer, inScope(ctx.scope), query);

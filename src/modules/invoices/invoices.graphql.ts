@@ -1,13 +1,15 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { AssetRef, defined, NEWEST_FIRST, statusAndCustomerFilter } from "../../graphql/shared-types.ts";
+import { listConnection, withSelectedRelations } from "../../graphql/connection.ts";
+import { AssetRef, defined } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
 import { INVOICE_STATUSES, type InvoiceStatus, createInvoiceSchema } from "./invoices.inputs.ts";
 import { createInvoice, finalizeInvoice, getInvoice, voidInvoice } from "./invoices.service.ts";
+import { invoicesIncluding, listInvoices } from "./invoices.store.ts";
 import { hostedInvoiceUrl } from "./invoices.view.ts";
 
 const InvoiceStatusEnum = builder.enumType("InvoiceStatus", { values: INVOICE_STATUSES });
@@ -20,7 +22,7 @@ builder.prismaObject("InvoiceItem", {
   }),
 });
 
-builder.prismaObject("Invoice", {
+const InvoiceType = builder.prismaObject("Invoice", {
   fields: (t) => ({
     id: t.exposeID("id"),
     invoiceNumber: t.exposeString("invoiceNumber"),
@@ -68,17 +70,14 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, ctx) => getInvoice(requireService(ctx), String(args.id)),
   }),
-  invoices: t.prismaConnection({
-    type: "Invoice",
-    cursor: "id",
+  invoices: t.connection({
+    type: InvoiceType,
     args: { status: t.arg({ type: InvoiceStatusEnum }), customerId: t.arg.string() },
-    resolve: (query, _root, args, ctx) => {
+    resolve: (_root, args, ctx, info) => {
       const service = requireService(ctx);
-      return service.db.invoice.findMany({
-        ...query,
-        where: statusAndCustomerFilter(service.scope, args),
-        orderBy: NEWEST_FIRST,
-      });
+      const withRelations = withSelectedRelations(ctx, info, (ids, query) => invoicesIncluding(service, ids, query));
+      const filters = { status: args.status, customerId: args.customerId || null };
+      return listConnection(args, (page) => listInvoices(service, filters, page).then(withRelations), (i) => i.id);
     },
   }),
 }));

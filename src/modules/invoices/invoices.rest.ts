@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { NO_SETTLEMENT_WALLET } from "../../rest/openapi.ts";
 import { type Route, defineRoute } from "../../rest/router.ts";
-import { listPageJsonSchema } from "../../shared/pagination.ts";
+import { listPageJsonSchema, pageOfQuery } from "../../shared/pagination.ts";
 import { createInvoiceSchema, listInvoicesSchema } from "./invoices.inputs.ts";
-import { createInvoice, finalizeInvoice, getInvoice, listInvoices, voidInvoice } from "./invoices.service.ts";
+import { createInvoice, finalizeInvoice, getInvoice, voidInvoice } from "./invoices.service.ts";
+import { listInvoices } from "./invoices.store.ts";
 import { invoiceJson, invoiceJsonSchema } from "./invoices.view.ts";
 
 const finalizedInvoiceJsonSchema = z
@@ -32,7 +33,7 @@ export const invoiceRoutes: Route[] = [
     query: listInvoicesSchema,
     response: listPageJsonSchema("invoices", invoiceJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listInvoices(ctx, query);
+      const page = await listInvoices(ctx, { status: query.status, customerId: query.customer_id }, pageOfQuery(query));
       return { invoices: page.items.map((i) => invoiceJson(i, ctx.config.publicUrl)), has_more: page.hasMore };
     },
   }),

@@ -3,7 +3,6 @@
 import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
-import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import { directSql } from "../../db/client.ts";
 import { type BatchStep, insertStatement } from "../../db/direct-sql.ts";
@@ -141,21 +140,4 @@ export async function voidInvoice(ctx: ServiceContext, id: string): Promise<Invo
     await recordEvent(tx, ctx, result, { type: "invoice.voided", resourceId: id, data: invoiceJson(result, ctx.config.publicUrl) });
     return result;
   });
-}
-
-export function listInvoices(ctx: ServiceContext, query: ListQuery & { status?: InvoiceStatus; customer_id?: string }) {
-  const where = {
-    ...inScope(ctx.scope),
-    ...(query.status && { status: query.status }),
-    ...(query.customer_id && { customerId: query.customer_id }),
-  };
-  const model = ctx.db.invoice;
-  return listPage(
-    {
-      findMany: (args: { where: object; orderBy: object[]; take: number }) => model.findMany({ ...args, include: invoiceInclude }),
-      findFirst: (args: { where: object; select: { id: true; createdAt: true } }) => model.findFirst(args),
-    },
-    where,
-    query,
-  );
 }

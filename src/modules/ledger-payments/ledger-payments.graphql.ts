@@ -2,13 +2,14 @@
 // asset or issuer): never dropped silently, listed here for the merchant to reconcile (decisions.md).
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
+import { listConnection } from "../../graphql/connection.ts";
 import { AssetRef } from "../../graphql/shared-types.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { networkPassphraseFor } from "../../shared/network.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
-import { unmatchedLedgerPayments } from "./ledger-payments.store.ts";
+import { listUnmatchedLedgerPayments } from "./ledger-payments.store.ts";
 
-builder.prismaObject("LedgerPayment", {
+const LedgerPaymentType = builder.prismaObject("LedgerPayment", {
   description: "A payment operation that arrived at a settlement wallet on the Stellar ledger",
   fields: (t) => ({
     operationId: t.exposeString("operationId"),
@@ -31,16 +32,21 @@ builder.prismaObject("LedgerPayment", {
 });
 
 builder.queryFields((t) => ({
-  unmatchedLedgerPayments: t.prismaConnection({
-    type: "LedgerPayment",
-    cursor: "networkPassphrase_operationId",
+  unmatchedLedgerPayments: t.connection({
+    type: LedgerPaymentType,
     description: "Payments to this environment's settlement wallet that matched no payment, newest first",
-    resolve: async (query, _root, _args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       const service = requireService(ctx);
-      const settings = await loadSettings(service, service.scope);
-      if (!settings.settlementAddress) return [];
-      const wallet = { account: settings.settlementAddress, networkPassphrase: networkPassphraseFor(service.scope.environment) };
-      return unmatchedLedgerPayments(service.db, wallet, query);
+      const { settlementAddress } = await loadSettings(service, service.scope);
+      const networkPassphrase = networkPassphraseFor(service.scope.environment);
+      return listConnection(
+        args,
+        async (page) =>
+          settlementAddress
+            ? listUnmatchedLedgerPayments(service, { account: settlementAddress, networkPassphrase }, page)
+            : { items: [], hasMore: false },
+        (p) => p.operationId,
+      );
     },
   }),
 }));

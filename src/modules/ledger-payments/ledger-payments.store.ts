@@ -3,10 +3,12 @@
 // wallet's stream resumes). The verifier writes both in the batch that completes payments, so a
 // restart resumes exactly after the last operation that counted; those writes are prepared typed
 // statements (db/typed-sql.ts), the rest reads better in Prisma.
-import type { LedgerPayment, Prisma } from "../../generated/sqlite/client.ts";
+import type { LedgerPayment } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
 import type { Statement } from "../../db/direct-sql.ts";
 import { everyColumn, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import type { ServiceContext } from "../../context.ts";
+import { listOf, type PageRequest } from "../../db/list-page.ts";
 
 /** A settlement wallet on one network: what one stream follows. */
 export interface StreamPosition {
@@ -36,14 +38,6 @@ const insert = preparedQuery((q, p: LedgerPayment) => q.insertInto("LedgerPaymen
 
 /** INSERT of an operation seen: a second insert of the same one fails its batch, so it counts once. */
 export const recordLedgerPaymentStatement = (db: Db, row: LedgerPayment): Statement => insert.statement(typedSql(db), row);
-
-/** Money that reached the wallet without counting toward any payment, newest first (a Pothos connection's page). */
-export const unmatchedLedgerPayments = (db: Db, wallet: StreamPosition, page: Pick<Prisma.LedgerPaymentFindManyArgs, "take" | "skip" | "cursor">) =>
-  db.ledgerPayment.findMany({
-    ...page,
-    where: { paymentId: null, account: wallet.account, networkPassphrase: wallet.networkPassphrase },
-    orderBy: [{ ledgerCreatedAt: "desc" }, { operationId: "desc" }],
-  });
 
 // ---- LedgerCursor
 
@@ -93,3 +87,24 @@ export async function forgetLedgers(db: Db, networkPassphrases: string[]): Promi
   const where = { networkPassphrase: { in: networkPassphrases } };
   await db.$transaction([db.ledgerCursor.deleteMany({ where }), db.ledgerPayment.deleteMany({ where })]);
 }
+
+// ---- Lists (db/list-page.ts)
+
+export interface UnmatchedLedgerPaymentFilters {
+  /** the settlement wallet they paid */
+  account: string;
+  networkPassphrase: string;
+}
+
+/**
+ * Payments to a wallet on a network that matched no payment, newest on the ledger first. Paged by
+ * operation id, which is unique on one network.
+ */
+const unmatchedPaymentsOf = listOf<"LedgerPayment", UnmatchedLedgerPaymentFilters>({
+  table: "LedgerPayment",
+  where: (eb, f) => eb.and({ paymentId: null, account: f.account, networkPassphrase: f.networkPassphrase }),
+  order: { time: "ledgerCreatedAt", key: "operationId" },
+});
+
+export const listUnmatchedLedgerPayments = (ctx: Pick<ServiceContext, "db">, filters: UnmatchedLedgerPaymentFilters, page: PageRequest) =>
+  unmatchedPaymentsOf(typedSql(ctx.db), filters, page);

@@ -1,16 +1,18 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { assetFieldsInput, AssetRef, AssetRefInput, defined, NEWEST_FIRST } from "../../graphql/shared-types.ts";
-import { inScope } from "../../context.ts";
+import { listConnection } from "../../graphql/connection.ts";
+import { assetFieldsInput, AssetRef, AssetRefInput, defined } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { createPaymentLinkSchema } from "./payment-links.inputs.ts";
+import { CheckoutSessionType, checkoutSessionConnection } from "../checkout-sessions/checkout-sessions.graphql.ts";
 import { createPaymentLink, getPaymentLink, setPaymentLinkActive } from "./payment-links.service.ts";
+import { listPaymentLinks } from "./payment-links.store.ts";
 import { paymentLinkUrl } from "./payment-links.view.ts";
 
-builder.prismaObject("PaymentLink", {
+const PaymentLinkType = builder.prismaObject("PaymentLink", {
   fields: (t) => ({
     id: t.exposeID("id"),
     amount: t.string({ resolve: (l) => formatStroops(l.amount) }),
@@ -23,9 +25,9 @@ builder.prismaObject("PaymentLink", {
     metadata: t.field({ type: "Metadata", nullable: true, resolve: (l) => deserializeMetadata(l.metadata) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
-    checkoutSessions: t.relatedConnection("checkoutSessions", {
-      cursor: "id",
-      query: { orderBy: NEWEST_FIRST },
+    checkoutSessions: t.connection({
+      type: CheckoutSessionType,
+      resolve: (link, args, ctx, info) => checkoutSessionConnection(ctx, info, args, { paymentLinkId: link.id }),
     }),
   }),
 });
@@ -36,18 +38,11 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, ctx) => getPaymentLink(requireService(ctx), String(args.id)),
   }),
-  paymentLinks: t.prismaConnection({
-    type: "PaymentLink",
-    cursor: "id",
+  paymentLinks: t.connection({
+    type: PaymentLinkType,
     args: { active: t.arg.boolean() },
-    resolve: (query, _root, args, ctx) => {
-      const service = requireService(ctx);
-      return service.db.paymentLink.findMany({
-        ...query,
-        where: { ...inScope(service.scope), ...(args.active != null && { active: args.active }) },
-        orderBy: NEWEST_FIRST,
-      });
-    },
+    resolve: (_root, args, ctx) =>
+      listConnection(args, (page) => listPaymentLinks(requireService(ctx), { active: args.active }, page), (l) => l.id),
   }),
 }));
 

@@ -1,8 +1,9 @@
 import { NO_SETTLEMENT_WALLET } from "../../rest/openapi.ts";
 import { type Route, defineRoute } from "../../rest/router.ts";
-import { listPageJsonSchema } from "../../shared/pagination.ts";
+import { listPageJsonSchema, pageOfQuery } from "../../shared/pagination.ts";
 import { createPaymentLinkSchema, listPaymentLinksSchema } from "./payment-links.inputs.ts";
-import { createPaymentLink, getPaymentLink, listPaymentLinks, setPaymentLinkActive } from "./payment-links.service.ts";
+import { createPaymentLink, getPaymentLink, setPaymentLinkActive } from "./payment-links.service.ts";
+import { listPaymentLinks } from "./payment-links.store.ts";
 import { paymentLinkJson, paymentLinkJsonSchema } from "./payment-links.view.ts";
 
 export const paymentLinkRoutes: Route[] = [
@@ -27,7 +28,7 @@ export const paymentLinkRoutes: Route[] = [
     query: listPaymentLinksSchema,
     response: listPageJsonSchema("payment_links", paymentLinkJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listPaymentLinks(ctx, query);
+      const page = await listPaymentLinks(ctx, { active: query.active }, pageOfQuery(query));
       return { payment_links: page.items.map((l) => paymentLinkJson(l, ctx.config.publicUrl)), has_more: page.hasMore };
     },
   }),

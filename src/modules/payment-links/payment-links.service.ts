@@ -4,7 +4,6 @@ import type { PaymentLink } from "../../generated/sqlite/client.ts";
 import { type Deps, type Environment, type ServiceContext, inScope } from "../../context.ts";
 import { gone, notFound } from "../../errors.ts";
 import { parseAssetList, serializeAssetList } from "../../shared/assets.ts";
-import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { deserializeMetadata, serializeMetadata } from "../../shared/validation.ts";
 import { preparePayment, retryOnMemoCollision } from "../payments/payments.service.ts";
 import { directSql } from "../../db/client.ts";
@@ -48,11 +47,6 @@ export async function setPaymentLinkActive(ctx: ServiceContext, id: string, acti
   const link = await getPaymentLink(ctx, id);
   if (link.active === active) return link;
   return ctx.db.paymentLink.update({ where: { id }, data: { active, updatedAt: ctx.clock.now() } });
-}
-
-export function listPaymentLinks(ctx: ServiceContext, query: ListQuery & { active?: boolean }) {
-  const where = { ...inScope(ctx.scope), ...(query.active !== undefined && { active: query.active }) };
-  return listPage(ctx.db.paymentLink, where, query);
 }
 
 /**

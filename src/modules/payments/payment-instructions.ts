@@ -59,13 +59,26 @@ export function sep7PayUri(p: InstructionFields): string {
   return `web+stellar:pay?${params.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&")}`;
 }
 
-export function paymentInstructions(p: InstructionFields): PaymentInstructions {
-  return {
-    destination: p.settlementAddress,
-    muxed_destination: muxedAddress(p.settlementAddress, p.memoId),
-    memo_type: "id",
-    memo: p.memoId,
-    network_passphrase: p.networkPassphrase,
-    sep7_uri: sep7PayUri(p),
-  };
+// Every view of a payment carries its instructions (its JSON, webhook events, lists, the checkout page
+// that polls), and the M... address and URI are most of what a payment's JSON costs to build (a page
+// of 20 payments: ~40 % of it). They depend on these fields alone, so the recent ones are kept.
+const recentInstructions = new Map<string, Readonly<PaymentInstructions>>();
+const MAX_RECENT_INSTRUCTIONS = 10_000;
+
+export function paymentInstructions(p: InstructionFields): Readonly<PaymentInstructions> {
+  const key = `${p.settlementAddress} ${p.memoId} ${p.networkPassphrase} ${p.amount} ${p.settlementAssetCode} ${p.settlementAssetIssuer}`;
+  let instructions = recentInstructions.get(key);
+  if (!instructions) {
+    if (recentInstructions.size >= MAX_RECENT_INSTRUCTIONS) recentInstructions.clear();
+    instructions = Object.freeze({
+      destination: p.settlementAddress,
+      muxed_destination: muxedAddress(p.settlementAddress, p.memoId),
+      memo_type: "id",
+      memo: p.memoId,
+      network_passphrase: p.networkPassphrase,
+      sep7_uri: sep7PayUri(p),
+    });
+    recentInstructions.set(key, instructions);
+  }
+  return instructions;
 }

@@ -1,12 +1,15 @@
 import { builder } from "../../graphql/builder.ts";
-import { requireService } from "../../graphql/context.ts";
+import { type GraphQLContext, requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { assetFieldsInput, AssetRef, AssetRefInput, defined, NEWEST_FIRST, statusAndCustomerFilter } from "../../graphql/shared-types.ts";
+import type { GraphQLResolveInfo } from "graphql";
+import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
+import { assetFieldsInput, AssetRef, AssetRefInput, defined } from "../../graphql/shared-types.ts";
 import { parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { PAYMENT_STATUSES, SOURCE_TYPES, createPaymentSchema } from "./payments.inputs.ts";
 import { createPayment, getPayment } from "./payments.service.ts";
+import { type PaymentFilters, listPayments, paymentsIncluding } from "./payments.store.ts";
 import { checkoutUrl } from "./payments.view.ts";
 
 export const PaymentStatusEnum = builder.enumType("PaymentStatus", { values: PAYMENT_STATUSES });
@@ -46,24 +49,23 @@ export const PaymentType = builder.prismaObject("Payment", {
   }),
 });
 
+/** A connection of payments (Query.payments, Customer.payments): a page of the list of payments. */
+export function paymentConnection(ctx: GraphQLContext, info: GraphQLResolveInfo, args: ConnectionArgs, filters: PaymentFilters) {
+  const service = requireService(ctx);
+  const withRelations = withSelectedRelations(ctx, info, (ids, query) => paymentsIncluding(service, ids, query));
+  return listConnection(args, (page) => listPayments(service, filters, page).then(withRelations), (p) => p.id);
+}
+
 builder.queryFields((t) => ({
   payment: t.prismaField({
     type: "Payment",
     args: { id: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, ctx) => getPayment(requireService(ctx), String(args.id)),
   }),
-  payments: t.prismaConnection({
-    type: "Payment",
-    cursor: "id",
+  payments: t.connection({
+    type: PaymentType,
     args: { status: t.arg({ type: PaymentStatusEnum }), customerId: t.arg.string() },
-    resolve: (query, _root, args, ctx) => {
-      const service = requireService(ctx);
-      return service.db.payment.findMany({
-        ...query,
-        where: statusAndCustomerFilter(service.scope, args),
-        orderBy: NEWEST_FIRST,
-      });
-    },
+    resolve: (_root, args, ctx, info) => paymentConnection(ctx, info, args, { status: args.status, customerId: args.customerId || null }),
   }),
 }));
 

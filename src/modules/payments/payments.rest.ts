@@ -1,9 +1,10 @@
 import { NO_SETTLEMENT_WALLET } from "../../rest/openapi.ts";
 import { type Route, defineRoute } from "../../rest/router.ts";
-import { listPageJsonSchema } from "../../shared/pagination.ts";
+import { listPageJsonSchema, pageOfQuery } from "../../shared/pagination.ts";
 import { markPaymentCompleted } from "./payment-completion.ts";
 import { completePaymentSchema, createPaymentSchema, listPaymentsSchema } from "./payments.inputs.ts";
-import { createPayment, getPayment, listPayments } from "./payments.service.ts";
+import { createPayment, getPayment } from "./payments.service.ts";
+import { listPayments } from "./payments.store.ts";
 import { paymentJson, paymentJsonSchema } from "./payments.view.ts";
 
 export const paymentRoutes: Route[] = [
@@ -28,7 +29,7 @@ export const paymentRoutes: Route[] = [
     query: listPaymentsSchema,
     response: listPageJsonSchema("payments", paymentJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listPayments(ctx, query);
+      const page = await listPayments(ctx, { status: query.status, customerId: query.customer_id }, pageOfQuery(query));
       return { payments: page.items.map((p) => paymentJson(p, ctx.config.publicUrl)), has_more: page.hasMore };
     },
   }),

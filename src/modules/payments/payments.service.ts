@@ -9,7 +9,6 @@ import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../shared/assets.ts";
 import { MAX_AMOUNT, MAX_STROOPS, convertToStroops, normalizeDecimal } from "../../shared/money.ts";
 import { networkPassphraseFor } from "../../shared/network.ts";
-import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import { type EnvironmentSettingsView, loadSettings } from "../organizations/organizations.service.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
@@ -197,16 +196,4 @@ export async function getPayment(ctx: ServiceContext, id: string): Promise<Payme
   const payment = await paymentById(ctx.db, id);
   if (!payment || !isInScope(payment, ctx.scope)) throw notFound();
   return payment;
-}
-
-export function listPayments(
-  ctx: ServiceContext,
-  query: ListQuery & { status?: PaymentStatus; customer_id?: string },
-) {
-  const where = {
-    ...inScope(ctx.scope),
-    ...(query.status && { status: query.status }),
-    ...(query.customer_id && { customerId: query.customer_id }),
-  };
-  return listPage(ctx.db.payment, where, query);
 }

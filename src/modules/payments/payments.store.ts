@@ -4,15 +4,18 @@
 // the ledger's completions) are typed queries prepared once (db/typed-sql.ts says why); the rest is
 // Prisma, where it reads better and is not hot. Batch writes are statement builders, so a caller
 // composes them with other resources' writes in one transaction.
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
+import { type Expression, type ExpressionBuilder, sql, type SqlBool } from "kysely";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type Db, type Tx, typedSql } from "../../db/client.ts";
 import type { Row, Statement } from "../../db/direct-sql.ts";
-import { type DB, everyColumn, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { type DB, everyColumn, inListParam, preparedQuery, type TypedSql } from "../../db/typed-sql.ts";
 import { conflict } from "../../errors.ts";
 import type { Asset } from "../../shared/assets.ts";
-import { MAX_STROOPS, capStroops } from "../../shared/money.ts";
+import { capStroops, MAX_STROOPS } from "../../shared/money.ts";
 import { AWAITING_PAYMENT, completesLate, ledgerCompletes, openForLedger as openForLedgerClauses } from "./payment-states.ts";
+import { inScope, type ServiceContext } from "../../context.ts";
+import { type InScope, listOf, type PageRequest } from "../../db/list-page.ts";
+import type { PaymentStatus } from "./payments.inputs.ts";
 
 /** References to the Payment table's columns (unqualified: a subquery's own table comes first). */
 type PaymentColumns = ExpressionBuilder<DB, "Payment">;
@@ -261,4 +264,32 @@ export async function recordFailedAttempt(
     if (count === 1) return { payment: await tx.payment.findUniqueOrThrow({ where: { id: paymentId } }), first: from === "pending" };
   }
   return null;
+}
+
+// ---- Lists (db/list-page.ts)
+
+export interface PaymentFilters {
+  status?: PaymentStatus | null;
+  customerId?: string | null;
+}
+
+/** The payments a list shows: the caller's, of the status and customer asked for (REST and GraphQL). */
+const paymentsMatching = listOf<"Payment", InScope<PaymentFilters>>({
+  table: "Payment",
+  where: (eb, f) => eb.and({ ...inScope(f), status: f.status, customerId: f.customerId }),
+});
+
+export const listPayments = (ctx: ServiceContext, filters: PaymentFilters, page: PageRequest) =>
+  paymentsMatching(typedSql(ctx.db), { ...inScope(ctx.scope), ...filters }, page);
+
+/** These payments with what a GraphQL selection includes (a Prisma include), for the rows of a page. */
+export const paymentsIncluding = (ctx: Pick<ServiceContext, "db">, ids: string[], query: object): Promise<Payment[]> =>
+  ctx.db.payment.findMany({ ...query, where: { id: { in: ids } } });
+
+const paymentsWithIds = preparedQuery((q, p: { ids: unknown }) => q.selectFrom("Payment").selectAll().where(inListParam(q, "id", p.ids)));
+
+/** The payments of these ids (for the rows of another list that show their payment), by id. */
+export async function paymentsByIds(sql: TypedSql, ids: string[]) {
+  const rows = ids.length ? await paymentsWithIds.all(sql, { ids: sql.direct.listParam(ids) }) : [];
+  return new Map(rows.map((payment) => [payment.id, payment]));
 }

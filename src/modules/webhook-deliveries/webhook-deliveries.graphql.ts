@@ -1,9 +1,10 @@
 import { builder } from "../../graphql/builder.ts";
-import { NEWEST_FIRST } from "../../graphql/shared-types.ts";
-import { requireService } from "../../graphql/context.ts";
-import { inScope } from "../../context.ts";
+import type { GraphQLResolveInfo } from "graphql";
+import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
+import { type GraphQLContext, requireService } from "../../graphql/context.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 import { getWebhookDelivery, retryWebhookDelivery, sendTestWebhook } from "./webhook-deliveries.service.ts";
+import { type WebhookDeliveryFilters, listWebhookDeliveries, webhookDeliveriesIncluding } from "./webhook-deliveries.store.ts";
 
 const DeliveryStatusEnum = builder.enumType("WebhookDeliveryStatus", { values: DELIVERY_STATUSES });
 
@@ -18,7 +19,7 @@ builder.prismaObject("WebhookAttempt", {
   }),
 });
 
-builder.prismaObject("WebhookDelivery", {
+export const WebhookDeliveryType = builder.prismaObject("WebhookDelivery", {
   fields: (t) => ({
     id: t.exposeID("id"),
     endpointId: t.exposeString("endpointId"),
@@ -37,29 +38,24 @@ builder.prismaObject("WebhookDelivery", {
   }),
 });
 
+/** A connection of deliveries (Query.webhookDeliveries, WebhookEndpoint.deliveries): a page of the delivery log. */
+export function webhookDeliveryConnection(ctx: GraphQLContext, info: GraphQLResolveInfo, args: ConnectionArgs, filters: WebhookDeliveryFilters) {
+  const service = requireService(ctx);
+  const withRelations = withSelectedRelations(ctx, info, (ids, query) => webhookDeliveriesIncluding(service, ids, query));
+  return listConnection(args, (page) => listWebhookDeliveries(service, filters, page).then(withRelations), (d) => d.id);
+}
+
 builder.queryFields((t) => ({
   webhookDelivery: t.prismaField({
     type: "WebhookDelivery",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_query, _root, args, ctx) => getWebhookDelivery(requireService(ctx), String(args.id)),
   }),
-  webhookDeliveries: t.prismaConnection({
-    type: "WebhookDelivery",
-    cursor: "id",
+  webhookDeliveries: t.connection({
+    type: WebhookDeliveryType,
     args: { endpointId: t.arg.string(), status: t.arg({ type: DeliveryStatusEnum }), event: t.arg.string() },
-    resolve: async (query, _root, args, ctx) => {
-      const service = requireService(ctx);
-      return service.db.webhookDelivery.findMany({
-        ...query,
-        where: {
-          ...inScope(service.scope),
-          ...(args.endpointId && { endpointId: args.endpointId }),
-          ...(args.status && { status: args.status }),
-          ...(args.event && { eventType: args.event }),
-        },
-        orderBy: NEWEST_FIRST,
-      });
-    },
+    resolve: (_root, args, ctx, info) =>
+      webhookDeliveryConnection(ctx, info, args, { endpointId: args.endpointId || null, status: args.status, event: args.event || null }),
   }),
 }));
 

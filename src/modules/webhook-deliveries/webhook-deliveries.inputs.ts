@@ -10,4 +10,3 @@ export const listWebhookDeliveriesSchema = listQuerySchema({
   event: z.string().min(1).optional(),
 });
 
-export type ListWebhookDeliveriesQuery = z.output<typeof listWebhookDeliveriesSchema>;

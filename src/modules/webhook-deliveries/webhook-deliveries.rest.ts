@@ -1,7 +1,8 @@
 import { type Route, defineRoute } from "../../rest/router.ts";
-import { listPageJsonSchema } from "../../shared/pagination.ts";
+import { listPageJsonSchema, pageOfQuery } from "../../shared/pagination.ts";
 import { listWebhookDeliveriesSchema } from "./webhook-deliveries.inputs.ts";
-import { getWebhookDelivery, listWebhookDeliveries, retryWebhookDelivery } from "./webhook-deliveries.service.ts";
+import { getWebhookDelivery, retryWebhookDelivery } from "./webhook-deliveries.service.ts";
+import { listWebhookDeliveries } from "./webhook-deliveries.store.ts";
 import { webhookDeliveryJson, webhookDeliveryJsonSchema } from "./webhook-deliveries.view.ts";
 
 export const webhookDeliveryRoutes: Route[] = [
@@ -13,7 +14,7 @@ export const webhookDeliveryRoutes: Route[] = [
     query: listWebhookDeliveriesSchema,
     response: listPageJsonSchema("webhook_deliveries", webhookDeliveryJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listWebhookDeliveries(ctx, query);
+      const page = await listWebhookDeliveries(ctx, { endpointId: query.endpoint_id, status: query.status, event: query.event }, pageOfQuery(query));
       return { webhook_deliveries: page.items.map(webhookDeliveryJson), has_more: page.hasMore };
     },
   }),

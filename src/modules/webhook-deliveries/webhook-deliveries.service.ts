@@ -3,11 +3,10 @@
 import type { Prisma, WebhookAttempt, WebhookDelivery } from "../../generated/sqlite/client.ts";
 import { type ServiceContext, inScope } from "../../context.ts";
 import { conflict, notFound } from "../../errors.ts";
-import { listPage } from "../../shared/pagination.ts";
 import { deliveryBody } from "../../webhooks/delivery-body.ts";
 import { recordEvent } from "../events/events.service.ts";
 import { getWebhookEndpoint } from "../webhook-endpoints/webhook-endpoints.service.ts";
-import type { DeliveryStatus, ListWebhookDeliveriesQuery } from "./webhook-deliveries.inputs.ts";
+import type { DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 
 export type DeliveryWithAttempts = WebhookDelivery & { attempts: WebhookAttempt[] };
 
@@ -17,24 +16,6 @@ export async function getWebhookDelivery(ctx: ServiceContext, id: string): Promi
   const delivery = await ctx.db.webhookDelivery.findFirst({ where: { id, ...inScope(ctx.scope) }, include: withAttempts });
   if (!delivery) throw notFound();
   return delivery;
-}
-
-export async function listWebhookDeliveries(ctx: ServiceContext, query: ListWebhookDeliveriesQuery) {
-  const where = {
-    ...inScope(ctx.scope),
-    ...(query.endpoint_id && { endpointId: query.endpoint_id }),
-    ...(query.status && { status: query.status }),
-    ...(query.event && { eventType: query.event }),
-  };
-  const page = await listPage(ctx.db.webhookDelivery, where, query);
-  const attempts = await ctx.db.webhookAttempt.findMany({
-    where: { deliveryId: { in: page.items.map((d) => d.id) } },
-    orderBy: [{ deliveryId: "asc" }, { number: "asc" }],
-  });
-  return {
-    hasMore: page.hasMore,
-    items: page.items.map((d): DeliveryWithAttempts => ({ ...d, attempts: attempts.filter((a) => a.deliveryId === d.id) })),
-  };
 }
 
 /**

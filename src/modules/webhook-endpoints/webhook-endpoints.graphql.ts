@@ -1,10 +1,11 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
-import { defined, NEWEST_FIRST } from "../../graphql/shared-types.ts";
-import { inScope } from "../../context.ts";
+import { listConnection } from "../../graphql/connection.ts";
+import { defined } from "../../graphql/shared-types.ts";
 import { parseInput } from "../../shared/validation.ts";
 import { maskSecret } from "../../webhooks/secret-box.ts";
+import { WebhookDeliveryType, webhookDeliveryConnection } from "../webhook-deliveries/webhook-deliveries.graphql.ts";
 import { createWebhookEndpointSchema, updateWebhookEndpointSchema } from "./webhook-endpoints.inputs.ts";
 import {
   type EndpointWithSecret,
@@ -16,6 +17,7 @@ import {
   subscribedEvents,
   updateWebhookEndpoint,
 } from "./webhook-endpoints.service.ts";
+import { listWebhookEndpoints } from "./webhook-endpoints.store.ts";
 
 export const WebhookEndpointType = builder.prismaObject("WebhookEndpoint", {
   fields: (t) => ({
@@ -28,9 +30,9 @@ export const WebhookEndpointType = builder.prismaObject("WebhookEndpoint", {
     previousSecretExpiresAt: t.expose("previousSecretExpiresAt", { type: "DateTime", nullable: true }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
-    deliveries: t.relatedConnection("deliveries", {
-      cursor: "id",
-      query: { orderBy: NEWEST_FIRST },
+    deliveries: t.connection({
+      type: WebhookDeliveryType,
+      resolve: (endpoint, args, ctx, info) => webhookDeliveryConnection(ctx, info, args, { endpointId: endpoint.id }),
     }),
   }),
 });
@@ -49,17 +51,9 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_query, _root, args, ctx) => getWebhookEndpoint(requireService(ctx), String(args.id)),
   }),
-  webhookEndpoints: t.prismaConnection({
-    type: "WebhookEndpoint",
-    cursor: "id",
-    resolve: async (query, _root, _args, ctx) => {
-      const service = requireService(ctx);
-      return service.db.webhookEndpoint.findMany({
-        ...query,
-        where: { ...inScope(service.scope), deletedAt: null },
-        orderBy: NEWEST_FIRST,
-      });
-    },
+  webhookEndpoints: t.connection({
+    type: WebhookEndpointType,
+    resolve: (_root, args, ctx) => listConnection(args, (page) => listWebhookEndpoints(requireService(ctx), {}, page), (e) => e.id),
   }),
 }));
 

@@ -1,5 +1,5 @@
 import { type Route, defineRoute } from "../../rest/router.ts";
-import { listPageJsonSchema } from "../../shared/pagination.ts";
+import { listPageJsonSchema, pageOfQuery } from "../../shared/pagination.ts";
 import { sendTestWebhook } from "../webhook-deliveries/webhook-deliveries.service.ts";
 import { webhookDeliveryJson, webhookDeliveryJsonSchema } from "../webhook-deliveries/webhook-deliveries.view.ts";
 import {
@@ -11,10 +11,10 @@ import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
   getWebhookEndpoint,
-  listWebhookEndpoints,
   rotateWebhookEndpointSecret,
   updateWebhookEndpoint,
 } from "./webhook-endpoints.service.ts";
+import { listWebhookEndpoints } from "./webhook-endpoints.store.ts";
 import { deletedWebhookEndpointJsonSchema, webhookEndpointJson, webhookEndpointJsonSchema } from "./webhook-endpoints.view.ts";
 
 export const webhookEndpointRoutes: Route[] = [
@@ -40,7 +40,7 @@ export const webhookEndpointRoutes: Route[] = [
     query: listWebhookEndpointsSchema,
     response: listPageJsonSchema("webhook_endpoints", webhookEndpointJsonSchema),
     async handler({ ctx, query }) {
-      const page = await listWebhookEndpoints(ctx, query);
+      const page = await listWebhookEndpoints(ctx, {}, pageOfQuery(query));
       return { webhook_endpoints: page.items.map((e) => webhookEndpointJson(e)), has_more: page.hasMore };
     },
   }),

@@ -3,7 +3,6 @@
 import type { WebhookEndpoint } from "../../generated/sqlite/client.ts";
 import { type Deps, type ServiceContext, inScope } from "../../context.ts";
 import { badRequest, notFound } from "../../errors.ts";
-import { type ListQuery, listPage } from "../../shared/pagination.ts";
 import { findPrivateAddress } from "../../webhooks/ssrf-guard.ts";
 import { type SecretBox, SecretKeyMissingError, secretBoxOf } from "../../webhooks/secret-box.ts";
 import { generateSecret } from "../../webhooks/signing.ts";
@@ -70,9 +69,6 @@ export async function getWebhookEndpoint(ctx: ServiceContext, id: string): Promi
   if (!endpoint) throw notFound();
   return endpoint;
 }
-
-export const listWebhookEndpoints = (ctx: ServiceContext, query: ListQuery) =>
-  listPage(ctx.db.webhookEndpoint, { ...inScope(ctx.scope), deletedAt: null }, query);
 
 export async function updateWebhookEndpoint(
   ctx: ServiceContext,
