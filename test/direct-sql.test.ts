@@ -3,7 +3,10 @@
 import { expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { directSql } from "../src/db/client.ts";
-import { hotReads } from "../src/db/hot-reads.ts";
+import { unrevokedApiKeyByHash } from "../src/modules/api-keys/api-keys.store.ts";
+import { findInvoiceWithDetails } from "../src/modules/invoices/invoices.store.ts";
+import { organizationSettings } from "../src/modules/organizations/organizations.store.ts";
+import { findPaymentLink } from "../src/modules/payment-links/payment-links.store.ts";
 import { createPayment } from "../src/modules/payments/payments.service.ts";
 import { paymentById } from "../src/modules/payments/payments.store.ts";
 import { createInvoice, finalizeInvoice } from "../src/modules/invoices/invoices.service.ts";
@@ -38,14 +41,13 @@ it("reads a payment exactly as Prisma does, with every column type set", async (
   expect(await paymentById(t.database.db, "pay_missing")).toBeNull();
 });
 
-it("reads an API key exactly as Prisma does, revocation included", async () => {
+it("reads an API key exactly as Prisma does, and no revoked one", async () => {
   const hash = createHash("sha256").update(merchant.liveKey).digest("hex");
-  await t.database.db.apiKey.update({ where: { hash }, data: { revokedAt: new Date("2026-03-04T05:06:07.089Z") } });
   const viaPrisma = await t.database.db.apiKey.findUnique({ where: { hash } });
-  const viaDriver = await hotReads(t.database.db).apiKeyByHash(hash);
-  expect(viaDriver).toEqual(viaPrisma);
-  expect(viaDriver!.revokedAt!.toISOString()).toBe("2026-03-04T05:06:07.089Z");
-  expect(await hotReads(t.database.db).apiKeyByHash("0".repeat(64))).toBeNull();
+  expect(await unrevokedApiKeyByHash(t.database.db, hash)).toEqual(viaPrisma);
+  await t.database.db.apiKey.update({ where: { hash }, data: { revokedAt: new Date("2026-03-04T05:06:07.089Z") } });
+  expect(await unrevokedApiKeyByHash(t.database.db, hash)).toBeNull();
+  expect(await unrevokedApiKeyByHash(t.database.db, "0".repeat(64))).toBeNull();
 });
 
 it("reads organization settings as Prisma does: wallet, assets oldest first, rates, enabled endpoints' subscriptions", async () => {
@@ -73,7 +75,7 @@ it("reads organization settings as Prisma does: wallet, assets oldest first, rat
   await endpoint(["*"], { enabled: false });
   await endpoint(["*"], { deletedAt: new Date() });
   await endpoint(["*"], { environment: "production" });
-  const rows = await hotReads(t.database.db).organizationSettings(scope.organizationId, scope.environment);
+  const rows = await organizationSettings(t.database.db, scope);
   const viaPrisma = await t.database.db.organization.findUnique({
     where: { id: scope.organizationId },
     include: {
@@ -90,7 +92,7 @@ it("reads organization settings as Prisma does: wallet, assets oldest first, rat
   const enabled = await t.database.db.webhookEndpoint.findMany({ where: { ...scope, enabled: true, deletedAt: null } });
   expect(rows.webhookEvents.sort()).toEqual(enabled.map((e) => e.enabledEvents).sort());
   expect(rows.webhookEvents.sort()).toEqual(['["*"]', '["payment.created","invoice.paid"]']);
-  const none = await hotReads(t.database.db).organizationSettings("org_missing", "sandbox");
+  const none = await organizationSettings(t.database.db, { organizationId: "org_missing", environment: "sandbox" });
   expect(none).toEqual({ organization: null, settings: null, assets: [], rates: [], webhookEvents: [] });
 });
 
@@ -110,15 +112,15 @@ it("stores a payment, its event, a session and an invoice exactly as Prisma read
   const { invoice: open } = await finalizeInvoice(ctx, invoice.id);
   const viaPrisma = await t.database.db.invoice.findUnique({ where: { id: invoice.id }, include: invoiceInclude });
   expect(viaPrisma).toEqual(open);
-  expect(await hotReads(t.database.db).invoiceWithDetails(invoice.id)).toEqual(viaPrisma);
-  expect(await hotReads(t.database.db).invoiceWithDetails("inv_missing")).toBeNull();
+  expect(await findInvoiceWithDetails(t.database.db, invoice.id)).toEqual(viaPrisma);
+  expect(await findInvoiceWithDetails(t.database.db, "inv_missing")).toBeNull();
 });
 
 it("reads a payment link exactly as Prisma does", async () => {
   const created = await t.api("POST", "/payment-links", { key: merchant.sandboxKey, body: { amount: "5", description: "Tea", metadata: { k: "v" } } });
   expect(created.status).toBe(201);
   const viaPrisma = await t.database.db.paymentLink.findUnique({ where: { id: created.body.id } });
-  expect(await hotReads(t.database.db).paymentLinkById(created.body.id)).toEqual(viaPrisma);
+  expect(await findPaymentLink(t.database.db, created.body.id)).toEqual(viaPrisma);
   expect(viaPrisma!.active).toBe(true);
 });
 

@@ -101,3 +101,32 @@ it("a prepared query binds each call's parameters by name beside the constants i
   expect(await ofOrganization.first(sql, { organizationId: "Organization.id.1", newerThan: new Date(Date.UTC(2027, 0, 1)) })).toBeNull();
   expect(await ofOrganization.first(sql, { organizationId: "Organization.id.2", newerThan: before })).toBeNull();
 });
+
+it("a prepared insert of everyColumn writes a whole row of every table as Prisma reads it back", async () => {
+  const { everyColumn, preparedQuery } = await import("../src/db/typed-sql.ts");
+  const sql = typedSql(t.database.db);
+  const written = new Map<Model, Record<string, unknown>>();
+  const steps = creationOrder().map((model) => {
+    const row = rowOf(model, 3);
+    written.set(model, row);
+    const table = model as keyof DB;
+    return preparedQuery((q, p: Record<string, unknown>) => q.insertInto(table).values(everyColumn(table, p) as never)).statement(sql, row);
+  });
+  await directSql(t.database.db).batch(steps);
+  for (const [model, row] of written) expect(await delegate(model).findMany(), model).toContainEqual(row);
+});
+
+it("inListParam matches the rows of a list parameter of any length with one statement text, and rowsOf reads what an update returned", async () => {
+  const { inListParam, preparedQuery } = await import("../src/db/typed-sql.ts");
+  const sql = typedSql(t.database.db);
+  const ofIds = preparedQuery((q, p: { ids: unknown }) => q.selectFrom("Organization").selectAll().where(inListParam(q, "id", p.ids)).orderBy("id"));
+  const ids = async (list: string[]) => (await ofIds.all(sql, { ids: sql.direct.listParam(list) })).map((row) => row.id);
+  expect(await ids(["Organization.id.1"])).toEqual(["Organization.id.1"]);
+  expect(await ids(["Organization.id.3", "missing", "Organization.id.1"])).toEqual(["Organization.id.1", "Organization.id.3"]);
+  expect(await ids([])).toEqual([]);
+  expect(ofIds.statement(sql, { ids: sql.direct.listParam(["a"]) }).text).toBe(ofIds.statement(sql, { ids: sql.direct.listParam(["a", "b", "c"]) }).text);
+
+  const rename = preparedQuery((q, p: { id: string; name: string }) => q.updateTable("Organization").set({ name: p.name }).where("id", "=", p.id).returningAll());
+  const [result] = await directSql(t.database.db).batch([rename.statement(sql, { id: "Organization.id.1", name: "Renamed" })]);
+  expect(rename.rowsOf(sql, result!.rows)).toEqual([await t.database.db.organization.findUnique({ where: { id: "Organization.id.1" } })]);
+});

@@ -7,6 +7,7 @@ import type { Deps } from "../context.ts";
 import type { Ledger } from "../ledger/ledger.ts";
 import { createApiKey } from "../modules/api-keys/api-keys.service.ts";
 import { createOrganization, loadSettings, setSettlementWallet } from "../modules/organizations/organizations.service.ts";
+import { oldestOrganizationNamed } from "../modules/organizations/organizations.store.ts";
 import { createPayment } from "../modules/payments/payments.service.ts";
 import { paymentJson } from "../modules/payments/payments.view.ts";
 
@@ -16,7 +17,7 @@ export async function setUpDemo(deps: Deps, ledger: Ledger) {
   const network = ledger.simulatedNetwork(Networks.TESTNET);
   if (!network) throw new Error("The demo runs on the simulated network: start it with LEDGER=simulated");
 
-  const existing = await deps.db.organization.findFirst({ where: { name: DEMO_NAME }, orderBy: { createdAt: "asc" } });
+  const existing = await oldestOrganizationNamed(deps.db, DEMO_NAME);
   let organizationId: string;
   let apiKeys: { sandbox: string; live?: string };
   if (existing) {

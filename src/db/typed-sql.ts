@@ -157,12 +157,15 @@ export function preparedQuery<P extends Params, R>(build: (q: QueryBuilder, para
   };
 }
 
+/** The dialect a prepared query is being built for, where the two spell something differently. */
+export const dialectOf = (q: QueryBuilder): Dialect => (q === builders.postgresql ? "postgresql" : "sqlite");
+
 /**
  * `column` is one of a list given as ONE parameter, `sql.direct.listParam(values)`: the query keeps
  * one text whatever the list's length, so it stays prepared (PostgreSQL takes an array, SQLite JSON).
  */
 export function inListParam(q: QueryBuilder, column: string, list: unknown): RawBuilder<SqlBool> {
-  return q === builders.postgresql
+  return dialectOf(q) === "postgresql"
     ? sql<SqlBool>`${sql.ref(column)} = ANY(${list})`
     : sql<SqlBool>`${sql.ref(column)} IN (SELECT value FROM json_each(${list}))`;
 }

@@ -5,7 +5,7 @@
 // credential, and one read a second for all the credentials this process watches. Today a
 // credential is an API key; a dashboard session would be one more kind here.
 import type { Deps, Scope } from "../context.ts";
-import { unrevokedApiKeyIds } from "../modules/api-keys/api-keys.service.ts";
+import { unrevokedApiKeyIds } from "../modules/api-keys/api-keys.store.ts";
 import type { Logger } from "../shared/logger.ts";
 
 export const CREDENTIAL_CHECK_INTERVAL_MS = 1000;
@@ -13,6 +13,7 @@ export const CREDENTIAL_CHECK_INTERVAL_MS = 1000;
 const credentialOf = (scope: Scope) => scope.apiKeyId;
 
 interface Check {
+  /** a monotonic time (performance.now()): how fresh a check is is I/O timing, not domain time */
   startedAt: number;
   valid: Promise<Set<string>>;
 }
@@ -31,7 +32,7 @@ export function createCredentialWatch(deps: Deps & { logger: Logger }): Credenti
   let timer: NodeJS.Timeout | null = null;
 
   function check(ids: string[]): Check {
-    const started: Check = { startedAt: performance.now(), valid: unrevokedApiKeyIds(deps, ids) };
+    const started: Check = { startedAt: performance.now(), valid: unrevokedApiKeyIds(deps.db, ids) };
     for (const id of ids) latest.set(id, started);
     return started;
   }

@@ -1,14 +1,18 @@
 // Checkout sessions: one payment each (created in the same transaction), open -> complete | expired.
-// Payment links and invoices write the rows of newCheckoutSessionWrites in their own batch; the moves to complete and expired live in payments/payment-completion.ts.
-import { type ServiceContext, inScope } from "../../context.ts";
+// Payment links and invoices write the rows of newCheckoutSessionWrites in their own batch; a session
+// moves to complete or expired with its payment (payments/payment-completion.ts composes the statements
+// of checkout-sessions.store.ts).
+import type { CheckoutSession } from "../../generated/sqlite/client.ts";
+import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { directSql } from "../../db/client.ts";
-import { type Statement, insertStatement } from "../../db/direct-sql.ts";
+import type { Statement } from "../../db/direct-sql.ts";
 import { notFound } from "../../errors.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import type { SourceType } from "../payments/payments.inputs.ts";
 import { type PaymentDraft, newPaymentWrites, preparePayment, retryOnMemoCollision } from "../payments/payments.service.ts";
 import type { CheckoutSessionStatus, CreateCheckoutSessionInput } from "./checkout-sessions.inputs.ts";
 import type { CheckoutSessionWithPayment } from "./checkout-sessions.view.ts";
+import { findCheckoutSessionWithPayment, insertCheckoutSessionStatement } from "./checkout-sessions.store.ts";
 
 const DEFAULT_EXPIRY_MINUTES = 60;
 
@@ -27,7 +31,7 @@ export function newCheckoutSessionWrites(
   now = ctx.clock.now(),
 ): { session: CheckoutSessionWithPayment; statements: Statement[] } {
   const { payment, statements } = newPaymentWrites(ctx, draft, options.sourceType, now);
-  const session = {
+  const session: CheckoutSession = {
     id: ctx.ids.newId("cs"),
     ...inScope(ctx.scope),
     status: "open" satisfies CheckoutSessionStatus,
@@ -41,7 +45,7 @@ export function newCheckoutSessionWrites(
     createdAt: now,
     updatedAt: now,
   };
-  return { session: { ...session, payment }, statements: [...statements, insertStatement("CheckoutSession", session)] };
+  return { session: { ...session, payment }, statements: [...statements, insertCheckoutSessionStatement(ctx.db, session)] };
 }
 
 export async function createCheckoutSession(
@@ -63,7 +67,7 @@ export async function createCheckoutSession(
 }
 
 export async function getCheckoutSession(ctx: ServiceContext, id: string): Promise<CheckoutSessionWithPayment> {
-  const session = await ctx.db.checkoutSession.findFirst({ where: { id, ...inScope(ctx.scope) }, include: { payment: true } });
-  if (!session) throw notFound();
+  const session = await findCheckoutSessionWithPayment(ctx.db, id);
+  if (!session || !isInScope(session, ctx.scope)) throw notFound();
   return session;
 }

@@ -1,19 +1,48 @@
-// The persistence of checkout sessions: reads and writes of the CheckoutSession table. A session
-// moves with its payment (payments/payment-completion.ts): these builders are composed into the
-// payment's batch or run in its Prisma transaction.
+// Every read and write of the CheckoutSession table. A session is created with its payment (its
+// statement is composed into the payment's batch) and moves when its payment does
+// (payments/payment-completion.ts): completion is the ledger's hot path, so these are prepared
+// statements appended to the payment's batch; expiry runs in the payment's Prisma transaction.
+import type { ExpressionBuilder } from "kysely";
 import type { CheckoutSession } from "../../generated/sqlite/client.ts";
 import { type Db, type Tx, typedSql } from "../../db/client.ts";
 import type { Row, Statement } from "../../db/direct-sql.ts";
-import { inListParam, preparedQuery, type TypedSql } from "../../db/typed-sql.ts";
+import { type DB, everyColumn, inListParam, preparedQuery, type TypedSql } from "../../db/typed-sql.ts";
+import type { CheckoutSessionStatus } from "./checkout-sessions.inputs.ts";
+import type { CheckoutSessionWithPayment } from "./checkout-sessions.view.ts";
 import { inScope, type ServiceContext } from "../../context.ts";
 import { type InScope, listOf, type Page, type PageRequest } from "../../db/list-page.ts";
 import { paymentsByIds } from "../payments/payments.store.ts";
-import type { CheckoutSessionStatus } from "./checkout-sessions.inputs.ts";
-import type { CheckoutSessionWithPayment } from "./checkout-sessions.view.ts";
 
+// open -> complete (its payment completed, late ones included) | expired (its payment expired).
+const MOVES = {
+  complete: ["open", "expired"],
+  expire: ["open"],
+} as const satisfies Record<string, readonly CheckoutSessionStatus[]>;
+type Move = keyof typeof MOVES;
+
+/** Whether a session in `status` takes `move`: what a batch is built from; its statement checks it again. */
+export const checkoutSessionMoves = (move: Move, status: string) => (MOVES[move] as readonly string[]).includes(status);
+const movesFrom = (move: Move) => (eb: ExpressionBuilder<DB, "CheckoutSession">) => eb("status", "in", [...MOVES[move]]);
+
+const byId = preparedQuery((q, p: { id: string }) => q.selectFrom("CheckoutSession").selectAll().where("id", "=", p.id));
+/** The payment of a session, read beside the session in the same round trip. */
+const paymentOfSession = preparedQuery((q, p: { id: string }) =>
+  q.selectFrom("Payment").innerJoin("CheckoutSession", "CheckoutSession.paymentId", "Payment.id").selectAll("Payment").where("CheckoutSession.id", "=", p.id),
+);
 const ofPayments = preparedQuery((q, p: { paymentIds: unknown }) =>
   q.selectFrom("CheckoutSession").selectAll().where(inListParam(q, "paymentId", p.paymentIds)),
 );
+const insert = preparedQuery((q, p: CheckoutSession) => q.insertInto("CheckoutSession").values(everyColumn("CheckoutSession", p)));
+const complete = preparedQuery((q, p: { id: string; now: Date }) =>
+  q.updateTable("CheckoutSession").set({ status: "complete", updatedAt: p.now }).where("id", "=", p.id).where(movesFrom("complete")).returningAll(),
+);
+
+/** The session `id` of any organization (callers check the scope) with its payment, or null. */
+export async function findCheckoutSessionWithPayment(db: Db, id: string): Promise<CheckoutSessionWithPayment | null> {
+  const typed = typedSql(db);
+  const [session, payment] = await Promise.all([byId.first(typed, { id }), paymentOfSession.first(typed, { id })]);
+  return session && payment ? { ...session, payment } : null;
+}
 
 /** The checkout sessions of these payments (a payment has at most one). */
 export function checkoutSessionsOfPayments(db: Db, paymentIds: string[]): Promise<CheckoutSession[]> {
@@ -21,22 +50,23 @@ export function checkoutSessionsOfPayments(db: Db, paymentIds: string[]): Promis
   return ofPayments.all(typed, { paymentIds: typed.direct.listParam(paymentIds) });
 }
 
-const complete = preparedQuery((q, p: { id: string; now: Date }) =>
-  q.updateTable("CheckoutSession").set({ status: "complete", updatedAt: p.now }).where("id", "=", p.id).where("status", "<>", "complete").returningAll(),
-);
+/** The statement that writes a new session (its payment's statements come before it in the batch). */
+export const insertCheckoutSessionStatement = (db: Db, session: CheckoutSession): Statement => insert.statement(typedSql(db), session);
 
-/** -> complete, from any other status; `expect` says what fails the batch (see Statement). */
+/** -> complete, if the session takes the move; `expect` says what fails the batch (see Statement). */
 export const completeCheckoutSessionStatement = (db: Db, id: string, now: Date, expect: NonNullable<Statement["expect"]>): Statement =>
   complete.statement(typedSql(db), { id, now }, { expect });
 
 /** The session completeCheckoutSessionStatement wrote, from its step's rows. */
 export const completedCheckoutSessionOf = (db: Db, rows: Row[]): CheckoutSession => complete.rowsOf(typedSql(db), rows)[0]!;
 
-/** The payment's session moved open -> expired; null when it has none or it was not open. */
+/** The payment's session moved open -> expired, in the payment's Prisma transaction; null when it has none that takes the move. */
 export async function expireOpenCheckoutSessionOf(tx: Tx, paymentId: string, now: Date): Promise<CheckoutSession | null> {
-  const session = await tx.checkoutSession.findUnique({ where: { paymentId } });
-  if (!session || session.status !== "open") return null;
-  return tx.checkoutSession.update({ where: { id: session.id }, data: { status: "expired", updatedAt: now } });
+  const { count } = await tx.checkoutSession.updateMany({
+    where: { paymentId, status: { in: [...MOVES.expire] } },
+    data: { status: "expired", updatedAt: now },
+  });
+  return count ? tx.checkoutSession.findUnique({ where: { paymentId } }) : null;
 }
 
 // ---- Lists (db/list-page.ts)

@@ -2,15 +2,19 @@
 // found by its id alone (the id in the URL is the capability). Built field by field from the rows so
 // nothing private (metadata, customer, payer, other payments) can slip in.
 import type { Deps } from "../../context.ts";
-import type { CheckoutSession, Invoice, InvoiceItem, Payment, PaymentLink } from "../../generated/sqlite/client.ts";
+import type { CheckoutSession, Payment, PaymentLink } from "../../generated/sqlite/client.ts";
 import { notFound } from "../../errors.ts";
 import { type Asset, parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { type PaymentInstructions, paymentInstructions } from "../payments/payment-instructions.ts";
 import { hasExpired } from "../payments/payment-states.ts";
 import { paymentById } from "../payments/payments.store.ts";
-import { checkoutSessionsOfPayments } from "../checkout-sessions/checkout-sessions.store.ts";
-import { invoiceOfPayment } from "../invoices/invoices.store.ts";
+import { checkoutSessionsOfPayments, findCheckoutSessionWithPayment } from "../checkout-sessions/checkout-sessions.store.ts";
+import { type InvoiceWithItems, findInvoiceWithDetails, invoiceOfCheckoutSession, invoiceOfPayment } from "../invoices/invoices.store.ts";
+import type { InvoiceWithDetails } from "../invoices/invoices.view.ts";
+import { merchantName } from "../organizations/organizations.store.ts";
+import { isPaymentLinkActive } from "../payment-links/payment-links.service.ts";
+import { findPaymentLink } from "../payment-links/payment-links.store.ts";
 
 export const CHECKOUT_STATES = ["open", "paid", "failed", "expired", "inactive", "void", "draft"] as const;
 export type CheckoutState = (typeof CHECKOUT_STATES)[number];
@@ -59,9 +63,6 @@ export interface CheckoutView {
   relatedIds: string[];
 }
 
-type SessionRow = CheckoutSession & { payment: Payment; invoice: (Invoice & { items: InvoiceItem[] }) | null };
-type InvoiceRow = Invoice & { items: InvoiceItem[]; payment: Payment | null; checkoutSession: CheckoutSession | null };
-
 const PREFIXES = /^(pay|cs|inv|plink)_[0-9A-Za-z]{1,64}$/;
 
 export const explorerTxUrl = (sandbox: boolean, hash: string) =>
@@ -81,33 +82,18 @@ export async function loadCheckout(deps: Deps, id: string): Promise<CheckoutView
     return paymentView(deps, id, "payment", payment, session ?? null, invoice, now);
   }
   if (id.startsWith("cs_")) {
-    const session: SessionRow | null = await deps.db.checkoutSession.findUnique({
-      where: { id },
-      include: { payment: true, invoice: { include: { items: { orderBy: { position: "asc" } } } } },
-    });
+    const [session, invoice] = await Promise.all([findCheckoutSessionWithPayment(deps.db, id), invoiceOfCheckoutSession(deps.db, id)]);
     if (!session) throw notFound();
-    return paymentView(deps, id, "checkout_session", session.payment, session, session.invoice, now);
+    return paymentView(deps, id, "checkout_session", session.payment, session, invoice, now);
   }
   if (id.startsWith("inv_")) {
-    const invoice: InvoiceRow | null = await deps.db.invoice.findUnique({
-      where: { id },
-      include: { items: { orderBy: { position: "asc" } }, payment: true, checkoutSession: true },
-    });
+    const invoice = await findInvoiceWithDetails(deps.db, id);
     if (!invoice) throw notFound();
     return invoiceView(deps, invoice, now);
   }
-  const link = await deps.db.paymentLink.findUnique({ where: { id } });
+  const link = await findPaymentLink(deps.db, id);
   if (!link) throw notFound();
   return linkView(deps, link);
-}
-
-/** The name the merchant shows payers: its display name for the environment, else the organization's. */
-async function merchantName(deps: Deps, row: { organizationId: string; environment: string }): Promise<string> {
-  const org = await deps.db.organization.findUnique({
-    where: { id: row.organizationId },
-    select: { name: true, settings: { where: { environment: row.environment }, select: { displayName: true } } },
-  });
-  return org?.settings[0]?.displayName ?? org?.name ?? "";
 }
 
 function paymentState(payment: Payment, session: CheckoutSession | null, now: Date): CheckoutState {
@@ -119,7 +105,7 @@ function paymentState(payment: Payment, session: CheckoutSession | null, now: Da
   return "open";
 }
 
-function invoiceSummary(invoice: Invoice & { items: InvoiceItem[] }): CheckoutInvoice {
+function invoiceSummary(invoice: InvoiceWithItems): CheckoutInvoice {
   return {
     number: invoice.invoiceNumber,
     status: invoice.status,
@@ -139,7 +125,7 @@ async function paymentView(
   kind: CheckoutKind,
   payment: Payment,
   session: CheckoutSession | null,
-  invoice: (Invoice & { items: InvoiceItem[] }) | null,
+  invoice: InvoiceWithItems | null,
   now: Date,
 ): Promise<CheckoutView> {
   const sandbox = payment.environment === "sandbox";
@@ -151,7 +137,7 @@ async function paymentView(
     kind,
     state,
     paymentId: payment.id,
-    merchantName: await merchantName(deps, payment),
+    merchantName: await merchantName(deps.db, payment),
     description: payment.description ?? invoice?.description ?? null,
     amount: formatStroops(payment.amount),
     amountReceived: formatStroops(payment.amountReceived),
@@ -179,7 +165,7 @@ async function paymentView(
   };
 }
 
-async function invoiceView(deps: Deps, invoice: InvoiceRow, now: Date): Promise<CheckoutView> {
+async function invoiceView(deps: Deps, invoice: InvoiceWithDetails, now: Date): Promise<CheckoutView> {
   if (invoice.payment && invoice.status !== "draft") {
     const view = await paymentView(deps, invoice.id, "invoice", invoice.payment, invoice.checkoutSession, invoice, now);
     return invoice.status === "paid" ? { ...view, state: "paid" } : view;
@@ -190,7 +176,7 @@ async function invoiceView(deps: Deps, invoice: InvoiceRow, now: Date): Promise<
     kind: "invoice",
     state: invoice.status === "void" ? "void" : "draft",
     paymentId: null,
-    merchantName: await merchantName(deps, invoice),
+    merchantName: await merchantName(deps.db, invoice),
     description: invoice.description,
     amount: formatStroops(invoice.amount),
     amountReceived: null,
@@ -214,9 +200,9 @@ async function linkView(deps: Deps, link: PaymentLink): Promise<CheckoutView> {
   return {
     id: link.id,
     kind: "payment_link",
-    state: link.active ? "open" : "inactive",
+    state: isPaymentLinkActive(link) ? "open" : "inactive",
     paymentId: null,
-    merchantName: await merchantName(deps, link),
+    merchantName: await merchantName(deps.db, link),
     description: link.description,
     amount: formatStroops(link.amount),
     amountReceived: null,

@@ -3,40 +3,45 @@ import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { notFound } from "../../errors.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import type { CustomerInput } from "./customers.inputs.ts";
+import { findCustomer, insertCustomer, updateCustomerRow } from "./customers.store.ts";
 
 export async function createCustomer(ctx: ServiceContext, input: CustomerInput): Promise<Customer> {
   const now = ctx.clock.now();
-  return ctx.db.customer.create({
-    data: {
-      id: ctx.ids.newId("cus"),
-      ...inScope(ctx.scope),
-      email: input.email ?? null,
-      name: input.name ?? null,
-      description: input.description ?? null,
-      metadata: serializeMetadata(input.metadata),
-      createdAt: now,
-      updatedAt: now,
-    },
-  });
+  const customer: Customer = {
+    id: ctx.ids.newId("cus"),
+    ...inScope(ctx.scope),
+    email: input.email ?? null,
+    name: input.name ?? null,
+    description: input.description ?? null,
+    metadata: serializeMetadata(input.metadata),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await insertCustomer(ctx.db, customer);
+  return customer;
+}
+
+/** The caller's customer `id`, or null when there is none in its organization and environment. */
+export async function findCustomerInScope(ctx: ServiceContext, id: string): Promise<Customer | null> {
+  const customer = await findCustomer(ctx.db, id);
+  return customer && isInScope(customer, ctx.scope) ? customer : null;
 }
 
 export async function getCustomer(ctx: ServiceContext, id: string): Promise<Customer> {
-  // By id alone, scope checked here: concurrent findUniques are batched into one query.
-  const customer = await ctx.db.customer.findUnique({ where: { id } });
-  if (!customer || !isInScope(customer, ctx.scope)) throw notFound();
+  const customer = await findCustomerInScope(ctx, id);
+  if (!customer) throw notFound();
   return customer;
 }
 
 export async function updateCustomer(ctx: ServiceContext, id: string, input: CustomerInput): Promise<Customer> {
   await getCustomer(ctx, id);
-  return ctx.db.customer.update({
-    where: { id },
-    data: {
-      ...(input.email !== undefined && { email: input.email }),
-      ...(input.name !== undefined && { name: input.name }),
-      ...(input.description !== undefined && { description: input.description }),
-      ...(input.metadata !== undefined && { metadata: serializeMetadata(input.metadata) }),
-      updatedAt: ctx.clock.now(),
-    },
+  const updated = await updateCustomerRow(ctx.db, id, {
+    ...(input.email !== undefined && { email: input.email }),
+    ...(input.name !== undefined && { name: input.name }),
+    ...(input.description !== undefined && { description: input.description }),
+    ...(input.metadata !== undefined && { metadata: serializeMetadata(input.metadata) }),
+    updatedAt: ctx.clock.now(),
   });
+  if (!updated) throw notFound();
+  return updated;
 }

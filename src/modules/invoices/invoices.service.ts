@@ -1,11 +1,11 @@
 // Invoices: draft -> open (finalize: checkout session + payment, source_type invoice) -> paid (its
 // payment completed, see payments/payment-completion.ts) or void (from draft or open).
+import type { Invoice, InvoiceItem } from "../../generated/sqlite/client.ts";
 import { type ServiceContext, inScope, isInScope } from "../../context.ts";
-import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import { directSql } from "../../db/client.ts";
-import { type BatchStep, insertStatement } from "../../db/direct-sql.ts";
+import { insertStatement } from "../../db/direct-sql.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
 import { expirePayment } from "../payments/payment-completion.ts";
@@ -15,6 +15,14 @@ import { newCheckoutSessionWrites } from "../checkout-sessions/checkout-sessions
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
 import type { CreateInvoiceInput, InvoiceStatus } from "./invoices.inputs.ts";
 import { type InvoiceWithDetails, invoiceInclude, invoiceJson } from "./invoices.view.ts";
+import {
+  finalizeInvoiceStatement,
+  findInvoiceWithDetails,
+  findInvoiceWithDetailsIn,
+  invoiceMoves,
+  newInvoiceSteps,
+  voidInvoiceIn,
+} from "./invoices.store.ts";
 
 const DEFAULT_DUE_IN_DAYS = 30;
 const DAY_MS = 24 * 60 * 60_000;
@@ -26,7 +34,7 @@ export async function createInvoice(ctx: ServiceContext, input: CreateInvoiceInp
   if (!settings.settlementAddress) throw badRequest("Settlement wallet is not configured");
   const customerId = await requireCustomer(ctx, input.customer_id);
   const now = ctx.clock.now();
-  const invoice = {
+  const invoice: Invoice = {
     id: ctx.ids.newId("inv"),
     ...inScope(ctx.scope),
     invoiceNumber: "",
@@ -45,33 +53,20 @@ export async function createInvoice(ctx: ServiceContext, input: CreateInvoiceInp
     createdAt: now,
     updatedAt: now,
   };
-  const items = (input.items ?? []).map((item, position) => ({
+  const items = (input.items ?? []).map((item, position): InvoiceItem => ({
     invoiceId: invoice.id,
     position,
     description: item.description,
     quantity: item.quantity,
     unitAmount: item.unit_amount,
   }));
-  const steps: BatchStep[] = [
-    // The increment locks the settings row until commit, so concurrent creates take numbers one
-    // after another, and a rolled-back create gives its number back: no repeats, no gaps.
-    {
-      text: `UPDATE "EnvironmentSettings" SET "invoiceSequence" = "invoiceSequence" + 1 WHERE "organizationId" = $1 AND "environment" = $2 RETURNING "invoiceSequence"`,
-      params: [ctx.scope.organizationId, ctx.scope.environment],
-      expect: { changes: 1, error: () => badRequest("Settlement wallet is not configured") },
-    },
-    ([sequence]) => {
-      invoice.invoiceNumber = formatInvoiceNumber(Number(sequence!.rows[0]!.invoiceSequence));
-      return insertStatement("Invoice", invoice);
-    },
-    ...items.map((item) => insertStatement("InvoiceItem", item)),
-  ];
-  await directSql(ctx.db).batch(steps);
+  const notConfigured = () => badRequest("Settlement wallet is not configured");
+  await directSql(ctx.db).batch(newInvoiceSteps(ctx.db, invoice, items, formatInvoiceNumber, notConfigured));
   return { ...invoice, items, payment: null, checkoutSession: null };
 }
 
 export async function getInvoice(ctx: ServiceContext, id: string): Promise<InvoiceWithDetails> {
-  const invoice = await hotReads(ctx.db).invoiceWithDetails(id);
+  const invoice = await findInvoiceWithDetails(ctx.db, id);
   if (!invoice || !isInScope(invoice, ctx.scope)) throw notFound();
   return invoice;
 }
@@ -79,7 +74,8 @@ export async function getInvoice(ctx: ServiceContext, id: string): Promise<Invoi
 /** draft -> open: opens a checkout session whose payment expires at the invoice's due date. */
 export async function finalizeInvoice(ctx: ServiceContext, id: string): Promise<{ invoice: InvoiceWithDetails; checkoutUrl: string }> {
   const invoice = await getInvoice(ctx, id);
-  if (invoice.status !== "draft") throw conflict("Invoice is not a draft");
+  const notDraft = () => conflict("Invoice is not a draft");
+  if (!invoiceMoves("finalize", invoice.status)) throw notDraft();
   const now = ctx.clock.now();
   // Its payment would expire at due_at, before anyone could pay it.
   if (invoice.dueAt <= now) throw conflict("Invoice is past its due date");
@@ -111,12 +107,8 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string): Promise<
     );
     await directSql(ctx.db).batch([
       ...statements,
-      {
-        text: `UPDATE "Invoice" SET "status" = 'open', "checkoutSessionId" = $2, "paymentId" = $3, "finalizedAt" = $4, "updatedAt" = $4 WHERE "id" = $1 AND "status" = 'draft'`,
-        params: [id, session.id, payment.id, now],
-        // A concurrent finalize or void won: this one's session and payment roll back with it.
-        expect: { changes: 1, error: () => conflict("Invoice is not a draft") },
-      },
+      // A concurrent finalize or void wins: this one's session and payment roll back with it.
+      finalizeInvoiceStatement(ctx.db, { id, checkoutSessionId: session.id, paymentId: payment.id, now }, notDraft),
       insertStatement("Event", event),
     ]);
     return opened;
@@ -129,14 +121,12 @@ export async function voidInvoice(ctx: ServiceContext, id: string): Promise<Invo
   await getInvoice(ctx, id);
   const now = ctx.clock.now();
   return ctx.db.$transaction(async (tx) => {
-    const { count } = await tx.invoice.updateMany({
-      where: { id, status: { in: ["draft", "open"] } },
-      data: { status: "void", voidedAt: now, updatedAt: now },
-    });
-    if (count === 0) throw conflict("Invoice can only be voided while draft or open");
-    const voided = await tx.invoice.findUniqueOrThrow({ where: { id }, include: { payment: true } });
-    if (voided.payment && isAwaitingPayment(voided.payment.status)) await expirePayment(tx, ctx, voided.payment);
-    const result = await tx.invoice.findUniqueOrThrow({ where: { id }, include: invoiceInclude });
+    if (!(await voidInvoiceIn(tx, id, now))) throw conflict("Invoice can only be voided while draft or open");
+    let result = (await findInvoiceWithDetailsIn(tx, id))!;
+    if (result.payment && isAwaitingPayment(result.payment.status)) {
+      await expirePayment(tx, ctx, result.payment);
+      result = (await findInvoiceWithDetailsIn(tx, id))!;
+    }
     await recordEvent(tx, ctx, result, { type: "invoice.voided", resourceId: id, data: invoiceJson(result, ctx.config.publicUrl) });
     return result;
   });

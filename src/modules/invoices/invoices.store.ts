@@ -1,36 +1,63 @@
-// The persistence of invoices: reads and writes of the Invoice and InvoiceItem tables. An open
-// invoice is paid with its payment (payments/payment-completion.ts): these builders are composed
-// into the payment's batch.
+// Every read and write of the Invoice and InvoiceItem tables. Reads by id (GET, finalize, the public
+// invoice page) and the moves to open and paid (paid with its payment, on the ledger's hot path:
+// payments/payment-completion.ts composes it into the payment's batch) are prepared statements;
+// voiding runs in a Prisma transaction with its payment's expiry.
+import type { ExpressionBuilder } from "kysely";
 import type { Invoice, InvoiceItem } from "../../generated/sqlite/client.ts";
-import { type Db, typedSql } from "../../db/client.ts";
-import type { Row, Statement } from "../../db/direct-sql.ts";
-import { inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { type Db, type Tx, typedSql } from "../../db/client.ts";
+import type { BatchStep, Row, Statement } from "../../db/direct-sql.ts";
+import { type DB, everyColumn, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { nextInvoiceSequence } from "../organizations/organizations.store.ts";
+import type { InvoiceStatus } from "./invoices.inputs.ts";
+import { invoiceInclude, type InvoiceWithDetails } from "./invoices.view.ts";
 import { inScope, type ServiceContext } from "../../context.ts";
 import { type InScope, listOf, type Page, type PageRequest } from "../../db/list-page.ts";
 import { checkoutSessionsByIds } from "../checkout-sessions/checkout-sessions.store.ts";
 import { paymentsByIds } from "../payments/payments.store.ts";
-import type { InvoiceStatus } from "./invoices.inputs.ts";
-import type { InvoiceWithDetails } from "./invoices.view.ts";
 
-const openOfPayments = preparedQuery((q, p: { paymentIds: unknown }) =>
-  q.selectFrom("Invoice").selectAll().where(inListParam(q, "paymentId", p.paymentIds)).where("status", "=", "open"),
+// draft -> open (finalize) -> paid (its payment completed); draft | open -> void.
+const MOVES = {
+  finalize: ["draft"],
+  pay: ["open"],
+  void: ["draft", "open"],
+} as const satisfies Record<string, readonly InvoiceStatus[]>;
+type Move = keyof typeof MOVES;
+
+/** Whether an invoice in `status` takes `move`; the statement that makes the move checks it again. */
+export const invoiceMoves = (move: Move, status: string) => (MOVES[move] as readonly string[]).includes(status);
+const movesFrom = (move: Move) => (eb: ExpressionBuilder<DB, "Invoice">) => eb("status", "in", [...MOVES[move]]);
+
+export type InvoiceWithItems = Invoice & { items: InvoiceItem[] };
+
+const byId = preparedQuery((q, p: { id: string }) => q.selectFrom("Invoice").selectAll().where("id", "=", p.id));
+const itemsOfInvoice = preparedQuery((q, p: { invoiceId: string }) =>
+  q.selectFrom("InvoiceItem").selectAll().where("invoiceId", "=", p.invoiceId).orderBy("position"),
 );
-
-const itemsOf = preparedQuery((q, p: { invoiceIds: unknown }) =>
+const itemsOfInvoices = preparedQuery((q, p: { invoiceIds: unknown }) =>
   q.selectFrom("InvoiceItem").selectAll().where(inListParam(q, "invoiceId", p.invoiceIds)).orderBy("position"),
 );
-
-/** The open invoices of these payments, each with its items in order. */
-export async function openInvoicesOfPayments(db: Db, paymentIds: string[]): Promise<(Invoice & { items: InvoiceItem[] })[]> {
-  const typed = typedSql(db);
-  const invoices = await openOfPayments.all(typed, { paymentIds: typed.direct.listParam(paymentIds) });
-  if (invoices.length === 0) return [];
-  const items = await itemsOf.all(typed, { invoiceIds: typed.direct.listParam(invoices.map((invoice) => invoice.id)) });
-  return invoices.map((invoice) => ({ ...invoice, items: items.filter((item) => item.invoiceId === invoice.id) }));
-}
-
+// An invoice's payment and checkout session, read beside it in the same round trip.
+const paymentOf = preparedQuery((q, p: { id: string }) =>
+  q.selectFrom("Payment").innerJoin("Invoice", "Invoice.paymentId", "Payment.id").selectAll("Payment").where("Invoice.id", "=", p.id),
+);
+const sessionOf = preparedQuery((q, p: { id: string }) =>
+  q
+    .selectFrom("CheckoutSession")
+    .innerJoin("Invoice", "Invoice.checkoutSessionId", "CheckoutSession.id")
+    .selectAll("CheckoutSession")
+    .where("Invoice.id", "=", p.id),
+);
+const ofSession = preparedQuery((q, p: { checkoutSessionId: string }) =>
+  q.selectFrom("Invoice").selectAll().where("checkoutSessionId", "=", p.checkoutSessionId),
+);
+const itemsOfSession = preparedQuery((q, p: { checkoutSessionId: string }) =>
+  q
+    .selectFrom("InvoiceItem")
+    .selectAll()
+    .where("invoiceId", "in", (eb) => eb.selectFrom("Invoice").select("id").where("checkoutSessionId", "=", p.checkoutSessionId))
+    .orderBy("position"),
+);
 const ofPayment = preparedQuery((q, p: { paymentId: string }) => q.selectFrom("Invoice").selectAll().where("paymentId", "=", p.paymentId));
-
 const itemsOfPayment = preparedQuery((q, p: { paymentId: string }) =>
   q
     .selectFrom("InvoiceItem")
@@ -38,17 +65,89 @@ const itemsOfPayment = preparedQuery((q, p: { paymentId: string }) =>
     .where("invoiceId", "in", (eb) => eb.selectFrom("Invoice").select("id").where("paymentId", "=", p.paymentId))
     .orderBy("position"),
 );
+const payableOfPayments = preparedQuery((q, p: { paymentIds: unknown }) =>
+  q.selectFrom("Invoice").selectAll().where(inListParam(q, "paymentId", p.paymentIds)).where(movesFrom("pay")),
+);
+const insertInvoice = preparedQuery((q, p: Invoice) => q.insertInto("Invoice").values(everyColumn("Invoice", p)));
+const insertItem = preparedQuery((q, p: InvoiceItem) => q.insertInto("InvoiceItem").values(everyColumn("InvoiceItem", p)));
+const finalize = preparedQuery((q, p: { id: string; checkoutSessionId: string; paymentId: string; now: Date }) =>
+  q
+    .updateTable("Invoice")
+    .set({ status: "open", checkoutSessionId: p.checkoutSessionId, paymentId: p.paymentId, finalizedAt: p.now, updatedAt: p.now })
+    .where("id", "=", p.id)
+    .where(movesFrom("finalize")),
+);
+const pay = preparedQuery((q, p: { id: string; now: Date }) =>
+  q.updateTable("Invoice").set({ status: "paid", paidAt: p.now, updatedAt: p.now }).where("id", "=", p.id).where(movesFrom("pay")).returningAll(),
+);
+
+/** The invoice `id` of any organization (callers check the scope) with its items in order, payment and checkout session; or null. */
+export async function findInvoiceWithDetails(db: Db, id: string): Promise<InvoiceWithDetails | null> {
+  const typed = typedSql(db);
+  const [invoice, items, payment, checkoutSession] = await Promise.all([
+    byId.first(typed, { id }),
+    itemsOfInvoice.all(typed, { invoiceId: id }),
+    paymentOf.first(typed, { id }),
+    sessionOf.first(typed, { id }),
+  ]);
+  return invoice && { ...invoice, items, payment, checkoutSession };
+}
+
+/** The invoice a checkout session was opened for, whatever its status, with its items in order; null for other sessions. */
+export async function invoiceOfCheckoutSession(db: Db, checkoutSessionId: string): Promise<InvoiceWithItems | null> {
+  const typed = typedSql(db);
+  const [invoice, items] = await Promise.all([ofSession.first(typed, { checkoutSessionId }), itemsOfSession.all(typed, { checkoutSessionId })]);
+  return invoice && { ...invoice, items };
+}
 
 /** The invoice a payment pays, whatever its status, with its items in order; null when it has none. */
-export async function invoiceOfPayment(db: Db, paymentId: string): Promise<(Invoice & { items: InvoiceItem[] }) | null> {
+export async function invoiceOfPayment(db: Db, paymentId: string): Promise<InvoiceWithItems | null> {
   const typed = typedSql(db);
   const [invoice, items] = await Promise.all([ofPayment.first(typed, { paymentId }), itemsOfPayment.all(typed, { paymentId })]);
   return invoice && { ...invoice, items };
 }
 
-const pay = preparedQuery((q, p: { id: string; now: Date }) =>
-  q.updateTable("Invoice").set({ status: "paid", paidAt: p.now, updatedAt: p.now }).where("id", "=", p.id).where("status", "=", "open").returningAll(),
-);
+/** Of these payments, the invoices their completion pays (payInvoiceStatement), each with its items in order. */
+export async function openInvoicesOfPayments(db: Db, paymentIds: string[]): Promise<InvoiceWithItems[]> {
+  const typed = typedSql(db);
+  const invoices = await payableOfPayments.all(typed, { paymentIds: typed.direct.listParam(paymentIds) });
+  if (invoices.length === 0) return [];
+  const items = await itemsOfInvoices.all(typed, { invoiceIds: typed.direct.listParam(invoices.map((invoice) => invoice.id)) });
+  return invoices.map((invoice) => ({ ...invoice, items: items.filter((item) => item.invoiceId === invoice.id) }));
+}
+
+/**
+ * The batch steps that write a new invoice and its items, numbered with the environment's next
+ * invoice sequence (organizations.store.ts): `numbered(sequence)` is its invoice number, set on
+ * `invoice` when the batch runs. Without settings for the environment the batch fails with `missingSettings()`.
+ */
+export function newInvoiceSteps(
+  db: Db,
+  invoice: Invoice,
+  items: InvoiceItem[],
+  numbered: (sequence: number) => string,
+  missingSettings: () => Error,
+): BatchStep[] {
+  const typed = typedSql(db);
+  const sequence = nextInvoiceSequence(db, { organizationId: invoice.organizationId, environment: invoice.environment }, missingSettings);
+  return [
+    sequence.statement,
+    ([taken]) => {
+      invoice.invoiceNumber = numbered(sequence.numberOf(taken!));
+      return insertInvoice.statement(typed, invoice);
+    },
+    ...items.map((item) => insertItem.statement(typed, item)),
+  ];
+}
+
+/** The statement that opens a draft invoice with its checkout session and payment; the batch fails with `notDraft()` otherwise. */
+export function finalizeInvoiceStatement(
+  db: Db,
+  opened: { id: string; checkoutSessionId: string; paymentId: string; now: Date },
+  notDraft: () => Error,
+): Statement {
+  return finalize.statement(typedSql(db), opened, { expect: { changes: 1, error: notDraft } });
+}
 
 /** open -> paid with paid_at; `expect` says what fails the batch (see Statement). */
 export const payInvoiceStatement = (db: Db, id: string, now: Date, expect: NonNullable<Statement["expect"]>): Statement =>
@@ -56,6 +155,19 @@ export const payInvoiceStatement = (db: Db, id: string, now: Date, expect: NonNu
 
 /** The invoice payInvoiceStatement wrote, from its step's rows. */
 export const paidInvoiceOf = (db: Db, rows: Row[]): Invoice => pay.rowsOf(typedSql(db), rows)[0]!;
+
+/** Moves an invoice to `void` in a Prisma transaction; false if it does not take the move. */
+export async function voidInvoiceIn(tx: Tx, id: string, now: Date): Promise<boolean> {
+  const { count } = await tx.invoice.updateMany({
+    where: { id, status: { in: [...MOVES.void] } },
+    data: { status: "void", voidedAt: now, updatedAt: now },
+  });
+  return count === 1;
+}
+
+/** As findInvoiceWithDetails, inside a Prisma transaction. */
+export const findInvoiceWithDetailsIn = (tx: Tx, id: string): Promise<InvoiceWithDetails | null> =>
+  tx.invoice.findUnique({ where: { id }, include: invoiceInclude });
 
 // ---- Lists (db/list-page.ts)
 
@@ -74,9 +186,6 @@ const invoicesMatching = listOf<"Invoice", InScope<InvoiceFilters>>({
 export const invoicesIncluding = (ctx: Pick<ServiceContext, "db">, ids: string[], query: object): Promise<Invoice[]> =>
   ctx.db.invoice.findMany({ ...query, where: { id: { in: ids } } });
 
-const itemsOfInvoices = preparedQuery((q, p: { ids: unknown }) =>
-  q.selectFrom("InvoiceItem").selectAll().where(inListParam(q, "invoiceId", p.ids)).orderBy("invoiceId").orderBy("position"),
-);
 
 /** A page of invoices with their details (items in order, payment, checkout session), as an invoice's JSON shows them. */
 export async function listInvoices(ctx: ServiceContext, filters: InvoiceFilters, page: PageRequest): Promise<Page<InvoiceWithDetails>> {
@@ -84,7 +193,7 @@ export async function listInvoices(ctx: ServiceContext, filters: InvoiceFilters,
   const invoices = await invoicesMatching(sql, { ...inScope(ctx.scope), ...filters }, page);
   const present = (ids: (string | null)[]) => ids.filter((id): id is string => id !== null);
   const [items, payments, sessions] = await Promise.all([
-    invoices.items.length ? itemsOfInvoices.all(sql, { ids: sql.direct.listParam(invoices.items.map((i) => i.id)) }) : [],
+    invoices.items.length ? itemsOfInvoices.all(sql, { invoiceIds: sql.direct.listParam(invoices.items.map((i) => i.id)) }) : [],
     paymentsByIds(sql, present(invoices.items.map((i) => i.paymentId))),
     checkoutSessionsByIds(sql, present(invoices.items.map((i) => i.checkoutSessionId))),
   ]);

@@ -1,17 +1,27 @@
 // Organizations and their per-environment settings: settlement wallet, enabled assets, price table.
 // Used by the operator CLI; the payment services read the settings through loadSettings.
 import { ENVIRONMENTS, type Deps, type Environment, type Scope } from "../../context.ts";
-import { hotReads } from "../../db/hot-reads.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, isStellarAddress } from "../../shared/assets.ts";
+import { AMOUNT_PATTERN } from "../../shared/money.ts";
 import { createApiKey } from "../api-keys/api-keys.service.ts";
 import { subscribedEvents } from "../webhook-endpoints/webhook-endpoints.service.ts";
+import {
+  allOrganizations,
+  findOrganization,
+  insertOrganization,
+  merchantDisplayName,
+  organizationSettings,
+  saveEnabledAsset,
+  saveExchangeRate,
+  saveSettlementAddress,
+} from "./organizations.store.ts";
 
 export async function createOrganization(deps: Deps, input: { name: string }) {
   const name = input.name.trim();
   if (!name) throw badRequest("name is required");
   const id = deps.ids.newId("org");
-  await deps.db.organization.create({ data: { id, name, createdAt: deps.clock.now() } });
+  await insertOrganization(deps.db, { id, name, createdAt: deps.clock.now() });
   return {
     organization_id: id,
     sandbox_api_key: await createApiKey(deps, { organizationId: id, environment: "sandbox" }),
@@ -20,14 +30,14 @@ export async function createOrganization(deps: Deps, input: { name: string }) {
 }
 
 export async function requireOrganization(deps: Deps, organizationId: string) {
-  const org = await deps.db.organization.findUnique({ where: { id: organizationId } });
+  const org = await findOrganization(deps.db, organizationId);
   if (!org) throw notFound();
   return org;
 }
 
 /** Every organization, oldest first: what an operator lists. */
 export async function listOrganizations(deps: Deps) {
-  const rows = await deps.db.organization.findMany({ orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  const rows = await allOrganizations(deps.db);
   return rows.map((row) => ({ id: row.id, name: row.name, created_at: row.createdAt.toISOString() }));
 }
 
@@ -52,12 +62,12 @@ export async function setSettlementWallet(
 ) {
   if (!isStellarAddress(input.address)) throw badRequest("address must be a Stellar public key (G...)");
   await requireOrganization(deps, input.organizationId);
-  const key = { organizationId: input.organizationId, environment: input.environment };
-  await deps.db.environmentSettings.upsert({
-    where: { organizationId_environment: key },
-    create: { ...key, settlementAddress: input.address },
-    update: { settlementAddress: input.address },
-  });
+  await saveSettlementAddress(
+    deps.db,
+    { organizationId: input.organizationId, environment: input.environment },
+    input.address,
+    deps.clock.now(),
+  );
 }
 
 export async function enableAsset(
@@ -69,11 +79,12 @@ export async function enableAsset(
   }
   if (!isStellarAddress(input.issuer)) throw badRequest("issuer must be a Stellar public key (G...)");
   await requireOrganization(deps, input.organizationId);
-  const row = { organizationId: input.organizationId, environment: input.environment, code: input.code, issuer: input.issuer };
-  await deps.db.enabledAsset.upsert({
-    where: { organizationId_environment_code_issuer: row },
-    create: { ...row, createdAt: deps.clock.now() },
-    update: {},
+  await saveEnabledAsset(deps.db, {
+    organizationId: input.organizationId,
+    environment: input.environment,
+    code: input.code,
+    issuer: input.issuer,
+    createdAt: deps.clock.now(),
   });
 }
 
@@ -82,33 +93,25 @@ export async function setExchangeRate(
   input: { organizationId: string; environment: Environment; currency: string; assetCode: string; price: string },
 ) {
   if (!/^[A-Z]{3}$/.test(input.currency)) throw badRequest("currency must be an ISO 4217 code (3 uppercase letters)");
-  if (!/^\d+(\.\d{1,7})?$/.test(input.price) || /^[0.]+$/.test(input.price)) {
+  if (!AMOUNT_PATTERN.test(input.price) || /^[0.]+$/.test(input.price)) {
     throw badRequest("price must be a positive decimal with at most 7 places");
   }
   await requireOrganization(deps, input.organizationId);
-  const candidates = (await loadEnabledAssets(deps, input)).filter((a) => a.code === input.assetCode);
+  const candidates = (await loadSettings(deps, input)).enabledAssets.filter((a) => a.code === input.assetCode);
   if (candidates.length === 0) throw badRequest(`asset ${input.assetCode} is not enabled for this organization`);
   if (candidates.length > 1) throw badRequest(`asset ${input.assetCode} is ambiguous: several issuers are enabled`);
-  const row = {
-    organizationId: input.organizationId,
-    environment: input.environment,
-    currency: input.currency,
-    assetCode: input.assetCode,
-    assetIssuer: candidates[0]!.issuer ?? "",
-  };
-  await deps.db.exchangeRate.upsert({
-    where: { organizationId_environment_currency_assetCode_assetIssuer: row },
-    create: { ...row, price: input.price },
-    update: { price: input.price },
-  });
-}
-
-async function loadEnabledAssets(deps: Deps, scope: { organizationId: string; environment: Environment }) {
-  const rows = await deps.db.enabledAsset.findMany({
-    where: { organizationId: scope.organizationId, environment: scope.environment },
-    orderBy: { createdAt: "asc" },
-  });
-  return [XLM, ...rows.map((r): Asset => ({ code: r.code, issuer: r.issuer }))];
+  await saveExchangeRate(
+    deps.db,
+    {
+      organizationId: input.organizationId,
+      environment: input.environment,
+      currency: input.currency,
+      assetCode: input.assetCode,
+      assetIssuer: candidates[0]!.issuer ?? "",
+      price: input.price,
+    },
+    deps.clock.now(),
+  );
 }
 
 export interface EnvironmentSettingsView {
@@ -122,13 +125,10 @@ export interface EnvironmentSettingsView {
 }
 
 export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationId" | "environment">): Promise<EnvironmentSettingsView> {
-  const { organization, settings, assets, rates, webhookEvents } = await hotReads(deps.db).organizationSettings(
-    scope.organizationId,
-    scope.environment,
-  );
+  const { organization, settings, assets, rates, webhookEvents } = await organizationSettings(deps.db, scope);
   return {
     settlementAddress: settings?.settlementAddress ?? null,
-    displayName: settings?.displayName ?? organization?.name ?? "",
+    displayName: merchantDisplayName(organization, settings),
     enabledAssets: [XLM, ...assets.map((r): Asset => ({ code: r.code, issuer: r.issuer }))],
     rates: rates.map((r) => ({
       currency: r.currency,

@@ -7,7 +7,7 @@
 // Completion is the ledger streamer's hot path, which completes a whole page of payments in one
 // transaction: it is composed of the stores' prepared statements (payments, checkout sessions,
 // invoices), appended to the caller's batch. Expiry runs inside the caller's Prisma transaction.
-import type { CheckoutSession, Invoice, InvoiceItem, Payment } from "../../generated/sqlite/client.ts";
+import type { CheckoutSession, Payment } from "../../generated/sqlite/client.ts";
 import { type Deps, type ServiceContext, isInScope } from "../../context.ts";
 import { type Db, type Tx, directSql } from "../../db/client.ts";
 import { type BatchStep, type StatementResult, insertStatement } from "../../db/direct-sql.ts";
@@ -15,13 +15,14 @@ import { conflict, notFound } from "../../errors.ts";
 import type { Asset } from "../../shared/assets.ts";
 import { type EventType, eventRow, recordEvent } from "../events/events.service.ts";
 import {
+  checkoutSessionMoves,
   checkoutSessionsOfPayments,
   completeCheckoutSessionStatement,
   completedCheckoutSessionOf,
   expireOpenCheckoutSessionOf,
 } from "../checkout-sessions/checkout-sessions.store.ts";
 import { checkoutSessionJson } from "../checkout-sessions/checkout-sessions.view.ts";
-import { openInvoicesOfPayments, paidInvoiceOf, payInvoiceStatement } from "../invoices/invoices.store.ts";
+import { type InvoiceWithItems, openInvoicesOfPayments, paidInvoiceOf, payInvoiceStatement } from "../invoices/invoices.store.ts";
 import { invoiceJson } from "../invoices/invoices.view.ts";
 import { completePaymentStatement, completedPaymentOf, expireAwaitingPayment, paymentById } from "./payments.store.ts";
 import type { CompletePaymentInput } from "./payments.inputs.ts";
@@ -49,7 +50,7 @@ export interface CompletionDetails {
 export interface CompletionRelations {
   session: CheckoutSession | null;
   /** the payment's invoice if it is open: only an open invoice becomes paid */
-  openInvoice: (Invoice & { items: InvoiceItem[] }) | null;
+  openInvoice: InvoiceWithItems | null;
 }
 
 /** The checkout sessions and open invoices of `paymentIds`, by payment id. */
@@ -99,7 +100,7 @@ export function appendCompletion(
 
   const { session, openInvoice } = relations;
   let sessionAfter = (_results: StatementResult[]) => session;
-  if (session && session.status !== "complete") {
+  if (session && checkoutSessionMoves("complete", session.status)) {
     const sessionAt = steps.length;
     steps.push(completeCheckoutSessionStatement(db, session.id, now, movedMeanwhile));
     sessionAfter = (results) => completedCheckoutSessionOf(db, results[sessionAt]!.rows);

@@ -12,6 +12,7 @@ import { networkPassphraseFor } from "../../shared/network.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import { type EnvironmentSettingsView, loadSettings } from "../organizations/organizations.service.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
+import { findCustomerInScope } from "../customers/customers.service.ts";
 import type { CreatePaymentInput, PaymentStatus, SourceType } from "./payments.inputs.ts";
 import { insertPaymentStatement, paymentById } from "./payments.store.ts";
 import { type PaymentEventType, paymentEvent } from "./payments.view.ts";
@@ -68,8 +69,8 @@ function convertPricing(settings: EnvironmentSettingsView, currency: string, pri
 
 export async function requireCustomer(ctx: ServiceContext, customerId: string | null | undefined): Promise<string | null> {
   if (customerId == null) return null;
-  const customer = await ctx.db.customer.findUnique({ where: { id: customerId } });
-  if (!customer || !isInScope(customer, ctx.scope)) throw badRequest("customer_id does not name a customer");
+  const customer = await findCustomerInScope(ctx, customerId);
+  if (!customer) throw badRequest("customer_id does not name a customer");
   return customer.id;
 }
 
