@@ -1,7 +1,6 @@
 // The WebhookDelivery aggregate's reads and writes (with its attempts).
-import type { ServiceContext } from "../../context.ts";
+import { type ServiceContext, inScope } from "../../context.ts";
 import type { WebhookDelivery } from "../../generated/sqlite/client.ts";
-import { inScope } from "../../context.ts";
 import { typedSql } from "../../db/client.ts";
 import { type InScope, type Page, type PageRequest, listOf } from "../../db/list-page.ts";
 import { inListParam, preparedQuery } from "../../db/typed-sql.ts";

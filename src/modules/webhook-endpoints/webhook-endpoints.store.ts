@@ -1,6 +1,5 @@
 // The WebhookEndpoint aggregate's reads and writes.
-import type { ServiceContext } from "../../context.ts";
-import { inScope } from "../../context.ts";
+import { type ServiceContext, inScope } from "../../context.ts";
 import { typedSql } from "../../db/client.ts";
 import { type InScope, type PageRequest, listOf } from "../../db/list-page.ts";
 
