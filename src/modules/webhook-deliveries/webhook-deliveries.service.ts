@@ -1,14 +1,13 @@
 // The delivery log (one row per event and endpoint, with its attempts), manual retries and test
 // events. Sending itself is the dispatcher's (src/webhooks/dispatcher.ts).
-import type { Prisma, WebhookAttempt, WebhookDelivery } from "../../generated/sqlite/client.ts";
+import type { Prisma } from "../../generated/sqlite/client.ts";
 import { type ServiceContext, inScope } from "../../context.ts";
 import { conflict, notFound } from "../../errors.ts";
 import { deliveryBody } from "../../webhooks/delivery-body.ts";
 import { recordEvent } from "../events/events.service.ts";
 import { getWebhookEndpoint } from "../webhook-endpoints/webhook-endpoints.service.ts";
 import type { DeliveryStatus } from "./webhook-deliveries.inputs.ts";
-
-export type DeliveryWithAttempts = WebhookDelivery & { attempts: WebhookAttempt[] };
+import type { DeliveryWithAttempts } from "./webhook-deliveries.store.ts";
 
 const withAttempts = { attempts: { orderBy: { number: "asc" } } } satisfies Prisma.WebhookDeliveryInclude;
 

@@ -1,11 +1,13 @@
 // The WebhookDelivery aggregate's reads and writes (with its attempts).
 import { type ServiceContext, inScope } from "../../context.ts";
-import type { WebhookDelivery } from "../../generated/sqlite/client.ts";
+import type { WebhookAttempt, WebhookDelivery } from "../../generated/sqlite/client.ts";
 import { typedSql } from "../../db/client.ts";
 import { type InScope, type Page, type PageRequest, listOf } from "../../db/list-page.ts";
 import { inListParam, preparedQuery } from "../../db/typed-sql.ts";
 import type { DeliveryStatus } from "./webhook-deliveries.inputs.ts";
-import type { DeliveryWithAttempts } from "./webhook-deliveries.service.ts";
+
+/** A delivery with its attempts in order, as the delivery log shows it. */
+export type DeliveryWithAttempts = WebhookDelivery & { attempts: WebhookAttempt[] };
 
 export interface WebhookDeliveryFilters {
   endpointId?: string | null;

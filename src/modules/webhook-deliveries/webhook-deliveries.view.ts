@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { timestampJsonSchema } from "../../shared/json-schemas.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./webhook-deliveries.inputs.ts";
-import type { DeliveryWithAttempts } from "./webhook-deliveries.service.ts";
+import type { DeliveryWithAttempts } from "./webhook-deliveries.store.ts";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
