@@ -2,12 +2,30 @@
 // per test file). Tests that touch no database (*.nodb.test.ts) run once.
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const root = new URL("..", import.meta.url).pathname;
 const dbTests = { include: ["test/**/*.test.ts"], exclude: ["test/**/*.nodb.test.ts", "**/node_modules/**"] };
 // Files that need an app, and so a database, but test nothing of it: SQLite only. GraphiQL is a page
 // of the installed package in Chromium; the query it runs is an ordinary one (graphql.test.ts).
 const sqliteOnly = ["test/graphiql.test.ts"];
+
+/**
+ * The files that take longest (each starts service or CLI processes, or sends thousands of
+ * requests) start first, both dialects' at once; vitest would start one project's files after the
+ * other's, and leave the last of these to run alone at the end. The rest follow project by project,
+ * so that a worker goes on with the app it has loaded.
+ */
+const LONGEST = ["test/cli.test.ts", "test/crash.test.ts", "test/cluster.test.ts", "test/bad-input.test.ts"];
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]) {
+    const rank = (file: TestSpecification) => {
+      const i = LONGEST.findIndex((path) => file.moduleId.endsWith(path));
+      return i === -1 ? LONGEST.length : i;
+    };
+    return (await super.sort(files)).map((file, i) => ({ file, i })).sort((a, b) => rank(a.file) - rank(b.file) || a.i - b.i).map(({ file }) => file);
+  }
+}
 
 export default defineConfig({
   // graphql 16 has no "exports" map: Node loads its CommonJS build for the libraries (Pothos, yoga),
@@ -25,6 +43,7 @@ export default defineConfig({
     // A worker runs file after file of its project without loading the app's modules again for
     // each (seconds of CPU per file). Every file still starts its own app on its own database.
     isolate: false,
+    sequence: { sequencer: LongestFirst },
     projects: [
       { extends: true, test: { name: "sqlite", ...dbTests, env: { TEST_DIALECT: "sqlite" } } },
       {
