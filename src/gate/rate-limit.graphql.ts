@@ -15,7 +15,6 @@ import {
 import type { Plugin } from "graphql-yoga";
 import type { Deps, Scope } from "../context.ts";
 import { tooManyRequests } from "../errors.ts";
-import { graphqlErrorOf } from "../graphql/errors.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import type { ApiResponse } from "../rest/transport.ts";
 import { clientAddressOf } from "./client-address.ts";
@@ -55,7 +54,9 @@ export function operationPoints(document: DocumentNode, operationName?: string |
 }
 
 export function rateLimitedError(retryAfterSeconds: number): GraphQLError {
-  return graphqlErrorOf(tooManyRequests(), undefined, { retryAfter: retryAfterSeconds });
+  // A plain GraphQLError (no originalError): graphql-sse ends a refused subscription's stream after it.
+  const { message, code } = tooManyRequests();
+  return new GraphQLError(message, { extensions: { code, retryAfter: retryAfterSeconds } });
 }
 
 export interface GraphQLRateGate {
