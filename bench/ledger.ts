@@ -52,7 +52,7 @@ const wallet = Keypair.random();
 await fund(network, wallet.publicKey());
 const org = await createOrganization(deps, { name: "Bench" });
 await setSettlementWallet(deps, { organizationId: org.organization_id, environment: "sandbox", address: wallet.publicKey() });
-const ctx = { ...deps, scope: { organizationId: org.organization_id, environment: "sandbox" as const, apiKeyId: "bench" } };
+const ctx = { ...deps, scope: { organizationId: org.organization_id, environment: "sandbox" as const, principal: { kind: "key" as const, id: "bench" } } };
 const newPayment = () => createPayment(ctx, { amount: 10_000_000n });
 
 // A payment that stays pending keeps the wallet's stream open, as real traffic would.

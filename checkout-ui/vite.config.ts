@@ -1,16 +1,23 @@
-// The hosted checkout, built into checkout-ui/dist: index.html (served for /c/<id> and /i/<id>) and
-// hashed files under /c/assets/. No Stellar SDK: the server prepares transactions, the wallet signs.
+// Two pages built together, sharing chunks: the hosted checkout (index.html, served for /c/<id> and
+// /i/<id>) and the merchant dashboard (dashboard/index.html, served for /dashboard/*). Hashed files
+// go under /c/assets/ for both. The checkout carries no Stellar SDK: the server prepares
+// transactions, the wallet signs.
 import { defineConfig } from "vite";
 
+const root = new URL(".", import.meta.url).pathname;
+
 export default defineConfig({
-  root: new URL(".", import.meta.url).pathname,
+  root,
   base: "/c/",
   logLevel: "warn",
+  // Preact's JSX runtime for the dashboard's .tsx files.
+  oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   build: {
     outDir: "dist",
     emptyOutDir: true,
     assetsDir: "assets",
     target: "es2020",
     reportCompressedSize: false,
+    rollupOptions: { input: { checkout: `${root}index.html`, dashboard: `${root}dashboard/index.html` } },
   },
 });

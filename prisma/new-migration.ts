@@ -29,10 +29,14 @@ if (!check && !/^[a-z0-9_]+$/.test(name ?? "")) {
   process.exit(1);
 }
 
+// One number for the next migration of every dialect, past the highest of any: a hand-written one
+// may exist in one dialect only (0003 and 0005 are PostgreSQL's), and the numbers stay aligned.
+const highest = Math.max(0, ...dialects.flatMap((dialect) => migrations(dialect).map((m) => Number(m.slice(0, 4)))));
+const number = String(highest + 1).padStart(4, "0");
+
 let pending = false;
 for (const dialect of dialects) {
   const all = migrations(dialect);
-  const last = all.at(-1);
   const modelled = all.findLast((m) => existsSync(snapshotOf(dialect, m)));
   const snapshot = modelled ? snapshotOf(dialect, modelled) : undefined;
   const current = renderSchema(dialect);
@@ -50,7 +54,6 @@ for (const dialect of dialects) {
       "--to-schema-datamodel", schemaPath(dialect), "--script"],
     { encoding: "utf8", env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: anyFile, PRISMA_QUERY_ENGINE_LIBRARY: anyFile, PRISMA_HIDE_UPDATE_MESSAGE: "1" } },
   );
-  const number = String((last ? Number(last.slice(0, 4)) : 0) + 1).padStart(4, "0");
   const dir = join(prismaDir, "migrations", dialect, `${number}_${name}`);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "migration.sql"), sql);

@@ -2,7 +2,6 @@
 // Web-standard fetch and as a node:http listener (which serves /api/v1 and payment link visits
 // without the Web-standard adapter), and the background workers that belong to it. Only main.ts
 // calls start().
-import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServerAdapter } from "@whatwg-node/server";
 import type { AppDeps } from "./context.ts";
@@ -29,6 +28,7 @@ import { addressOfNodeRequest, clientAddressOf, rememberClientAddress } from "./
 import { createRateLimits } from "./gate/rate-limit.ts";
 import { createGraphQLRateGate } from "./gate/rate-limit.graphql.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { MailWorker } from "./mail/mail-worker.ts";
 
 
 /**
@@ -51,6 +51,8 @@ export interface App {
   ledger: Ledger;
   /** the webhook worker; tests drive it with runOnce() */
   webhooks: WebhookDispatcher;
+  /** the mail outbox's worker; tests drive it with runOnce() */
+  mail: MailWorker;
 }
 
 /** Every route of /api/v1. */
@@ -68,10 +70,12 @@ export function buildApp(deps: AppDeps): App {
   const rateLimits = createRateLimits(deps.config);
   const rest = createRestApi(deps, API_ROUTES, rateLimits);
   const webhooks = new WebhookDispatcher(deps);
+  const mail = new MailWorker(deps);
   const ledger = createLedger(deps, () => webhooks.wake());
   const graphqlGate = createGraphQLRateGate(deps, rateLimits);
-  const graphql = createGraphQLServer({ ...deps, ledger }, graphqlGate);
-  const graphqlStream = createSseServer({ ...deps, ledger }, graphqlGate);
+  const graphqlDeps = { ...deps, ledger, loginThrottle: rateLimits.logins };
+  const graphql = createGraphQLServer(graphqlDeps, graphqlGate);
+  const graphqlStream = createSseServer(graphqlDeps, graphqlGate);
   const checkoutPages = createCheckoutPages(deps);
 
   async function fetch(request: Request): Promise<Response> {
@@ -95,10 +99,14 @@ export function buildApp(deps: AppDeps): App {
     return toFetchResponse(errorResponse(notFound(), deps.logger));
   }
 
-  // A write may have committed an outbox event: the webhook worker looks now rather than at its next
-  // poll. Writes: every method but GET and HEAD, and a payment link visit (it opens a session).
+  // A write may have committed an outbox event or message: the webhook and mail workers look now
+  // rather than at their next poll. Writes: every method but GET and HEAD, and a payment link visit
+  // (it opens a session).
   const wakeAfterWrite = (method = "GET", linkVisit: boolean) => {
-    if ((method !== "GET" && method !== "HEAD") || linkVisit) webhooks.wake();
+    if ((method !== "GET" && method !== "HEAD") || linkVisit) {
+      webhooks.wake();
+      mail.wake();
+    }
   };
   // Whatever escapes a door is answered as REST answers it: a 500 never shows internals (the
   // adapter's own fallback would send the stack trace).
@@ -115,12 +123,12 @@ export function buildApp(deps: AppDeps): App {
 
   /**
    * One info line per request when its answer is sent, on every door: the path without its query
-   * (a query may carry anything), the status, the time taken and a random id, which the caller also
-   * gets as X-Request-Id to quote.
+   * (a query may carry anything), the status, the time taken and an id from the id generator (`req_`),
+   * which the caller also gets as X-Request-Id to quote.
    */
   function logRequest(req: IncomingMessage, res: ServerResponse, path: string): string {
     const started = performance.now();
-    const requestId = randomUUID();
+    const requestId = deps.ids.newId("req");
     res.setHeader("x-request-id", requestId);
     // "close", not "finish": a stream the caller hangs up on never finishes, and is logged too.
     res.once("close", () => {
@@ -173,14 +181,17 @@ export function buildApp(deps: AppDeps): App {
         });
     },
     webhooks,
+    mail,
     ledger,
     async start(options) {
       webhooks.start();
+      mail.start();
       await ledger.start(options);
     },
     async stop() {
       await ledger.stop();
       await webhooks.stop();
+      await mail.stop();
       await stopLiveUpdates(deps);
       await rateLimits.close();
     },

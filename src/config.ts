@@ -48,6 +48,13 @@ const envSchema = z.object({
     .refine((v) => v.split(",").every((o) => /^https?:\/\/[^/\s]+\/?$/.test(o.trim())), "must be comma-separated origins like https://shop.example.com")
     .optional(),
   SSE_STREAMS_PER_ADDRESS: z.coerce.number().int().min(1).default(200),
+  // The issue names smtp://user:pass@host:port; smtps:// is the same over TLS from the first byte.
+  SMTP_URL: z
+    .string()
+    .refine((v) => URL.canParse(v) && /^smtps?:$/.test(new URL(v).protocol) && new URL(v).hostname !== "", "must be smtp://user:pass@host:port or smtps://...")
+    .optional(),
+  MAIL_FROM: z.string().min(3).optional(),
+  MAIL_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
 });
 
 export type Dialect = "sqlite" | "postgresql";
@@ -84,6 +91,12 @@ export interface Config {
   corsOrigins: string[];
   /** open /graphql/stream streams per caller address, per process */
   sseStreamsPerAddress: number;
+  /** where mail goes (SMTP_URL, with its password: never log it); null writes each message to the log instead */
+  smtpUrl: string | null;
+  /** the From of every message */
+  mailFrom: string;
+  /** each wait of an SMTP exchange (connecting, the greeting, any answer); a mail worker's lease follows from it */
+  mailTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -138,5 +151,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     production: e.NODE_ENV !== "development" && e.NODE_ENV !== "test",
     corsOrigins: e.CORS_ORIGINS ? e.CORS_ORIGINS.split(",").map((o) => o.trim().replace(/\/+$/, "")) : [],
     sseStreamsPerAddress: e.SSE_STREAMS_PER_ADDRESS,
+    smtpUrl: e.SMTP_URL ?? null,
+    mailTimeoutMs: e.MAIL_TIMEOUT_MS,
+    mailFrom: e.MAIL_FROM ?? `Stellar Pay <no-reply@${new URL(e.PUBLIC_URL ?? "http://localhost").hostname}>`,
   };
 }

@@ -3,6 +3,7 @@ import type { Db } from "./db/client.ts";
 import type { Clock } from "./shared/clock.ts";
 import type { IdGenerator } from "./shared/ids.ts";
 import type { Logger } from "./shared/logger.ts";
+import type { Role } from "./modules/users/roles.ts";
 
 export type Environment = "sandbox" | "production";
 export const ENVIRONMENTS: readonly Environment[] = ["sandbox", "production"];
@@ -15,12 +16,24 @@ export interface Deps {
   ids: IdGenerator;
 }
 
-/** Who is calling: resolved from an API key. Every query of a service is confined to it. */
+/**
+ * The credential behind a call: an API key, or a dashboard user's session (whose role then decides
+ * what the call may do, src/modules/users/roles.ts).
+ */
+export type Principal = { kind: "key"; id: string } | { kind: "user"; id: string; role: Role; sessionId: string };
+
+/** Who is calling: resolved from an API key or a dashboard session. Every query of a service is confined to it. */
 export interface Scope {
   organizationId: string;
   environment: Environment;
-  apiKeyId: string;
+  principal: Principal;
 }
+
+/**
+ * Whose idempotency keys and rate-limit budget a call uses: its API key's, or its user's (every
+ * session of a user shares them). Key and user ids have distinct prefixes, so they never meet.
+ */
+export const callerIdOf = (scope: Scope) => scope.principal.id;
 
 /** What the process gives the doors and workers it builds: the deps and the logger. */
 export type AppDeps = Deps & { logger: Logger };

@@ -9,6 +9,8 @@ export type ErrorCode =
   /** GraphQL's name for a bad argument that is not a field of an input (a connection's cursor) */
   | "BAD_USER_INPUT"
   | "UNAUTHENTICATED"
+  /** authenticated, but the caller's role may not do this */
+  | "FORBIDDEN"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
   | "CONFLICT"
@@ -29,7 +31,8 @@ export class DomainError extends Error {
 }
 
 export const badRequest = (message: string) => new DomainError("BAD_REQUEST", message);
-export const unauthorized = () => new DomainError("UNAUTHENTICATED", "Unauthorized");
+export const unauthorized = (message = "Unauthorized") => new DomainError("UNAUTHENTICATED", message);
+export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 export const notFound = (message = "Not found") => new DomainError("NOT_FOUND", message);
 export const methodNotAllowed = (message: string) => new DomainError("METHOD_NOT_ALLOWED", message);
 export const conflict = (message: string) => new DomainError("CONFLICT", message);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completePayment } from "../src/modules/payments/payment-completion.ts";
 import { failPayment } from "../src/modules/payments/payment-failure.ts";
 import { recordPaymentEvent } from "../src/modules/payments/payments.service.ts";
-import { type Browser, launchBrowser, screenshotPath } from "./support/browser.ts";
+import { type Browser, accessibilityViolations, launchBrowser, screenshotPath } from "./support/browser.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
 
 let t: TestApp;
@@ -28,6 +28,16 @@ async function open(checkoutUrl: string): Promise<{ page: Page; status: number |
   return { page, status: response?.status() };
 }
 
+const QR_NAME = "QR code of the payment request for a mobile wallet";
+/** Any element screen readers announce on change. */
+const LIVE = "[aria-live], [role=status], [role=alert], [role=log], [role=timer], [role=marquee]";
+
+/** The payment's SEP-7 URI, as the public checkout query gives it. */
+async function sep7Uri(id: string): Promise<string> {
+  const res = await t.graphql("query ($id: ID!) { checkout(id: $id) { instructions { sep7Uri } } }", { id });
+  return res.body.data.checkout.instructions.sep7Uri;
+}
+
 async function createPayment(body: Record<string, unknown> = {}) {
   const res = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "12.5", description: "Two coffees", ...body } });
   expect(res.status).toBe(201);
@@ -43,16 +53,35 @@ describe("checkout page", () => {
     expect(await page.getByTestId("amount").textContent()).toBe("12.5 XLM");
     expect(await page.getByTestId("countdown").textContent()).toMatch(/^Expires in 59:\d\d$/);
     await page.getByRole("button", { name: "Pay with a test wallet" }).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
     await page.evaluate(() => ((window as unknown as { loadedOnce: boolean }).loadedOnce = true));
+
+    // At laptop width: the QR code and each detail with its Copy button, nothing to unfold, and the
+    // wallet link beside the QR code.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await page.locator("details").count()).toBe(0);
+    await page.getByRole("img", { name: QR_NAME }).waitFor();
+    for (const name of ["Copy destination", "Copy memo (id)", "Copy amount", "Copy muxed address (memo included)"]) {
+      expect(await page.getByRole("button", { name, exact: true }).isVisible()).toBe(true);
+    }
+    expect(await page.locator(".qr-box").getByRole("link", { name: "Open in wallet" }).getAttribute("href")).toBe(await sep7Uri(payment.id));
+    // The ticking countdown is no live region (it would be read out every second); the status says nothing an hour ahead.
+    expect(await page.getByTestId("countdown").evaluate((el, live) => el.closest(live) === null, LIVE)).toBe(true);
+    expect(await page.locator("main[aria-live]").count()).toBe(0);
+    expect(await page.getByTestId("announcer").textContent()).toBe("");
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("checkout-1280px"), fullPage: true });
 
     const hash = "c".repeat(64);
     await completePayment(t.deps, { id: payment.id }, { txHash: hash });
 
     await page.getByRole("heading", { name: "Paid" }).waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId("announcer").textContent()).toBe("Paid");
     expect(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
     const link = page.getByRole("link", { name: hash });
     expect(await link.getAttribute("href")).toBe(`https://stellar.expert/explorer/testnet/tx/${hash}`);
     expect(await page.content()).not.toContain("private-order-5521");
+    expect(await accessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath("checkout-paid"), fullPage: true });
     await page.close();
   });
@@ -95,6 +124,7 @@ describe("checkout page", () => {
     await page.getByRole("heading", { name: "Payment failed" }).waitFor({ timeout: 15_000 });
     await page.getByText("The paying account does not hold enough of the asset.").waitFor();
     await page.getByText("You can try again.").waitFor();
+    expect(await page.getByTestId("announcer").textContent()).toBe("Payment failed. It may be paid again until it expires.");
     for (const name of ["Pay with Freighter", "Pay with a test wallet"]) expect(await page.getByRole("button", { name }).isEnabled()).toBe(true);
     expect(await page.getByTestId("countdown").textContent()).toMatch(/^Expires in \d\d:\d\d$/);
     await page.getByText("Pay from a mobile wallet").waitFor();
@@ -104,6 +134,20 @@ describe("checkout page", () => {
     await completePayment(t.deps, { id: payment.id }, { from: "failed", txHash: "e".repeat(64) });
     await page.getByRole("heading", { name: "Paid" }).waitFor({ timeout: 15_000 });
     expect(await page.getByRole("button", { name: "Pay with a test wallet" }).count()).toBe(0);
+    await page.close();
+  });
+
+  it("tells screen readers once when 5 minutes are left, not every second", async () => {
+    const payment = await createPayment({ expires_in_minutes: 5 });
+    const { page } = await open(payment.checkout_url);
+    await page.getByTestId("countdown").waitFor();
+    const announcer = page.getByTestId("announcer");
+    expect(await announcer.getAttribute("role")).toBe("status");
+    expect(await announcer.textContent()).toBe("5 minutes left to pay.");
+    // The status text stays the same while the countdown ticks: nothing new to announce.
+    const before = await page.getByTestId("countdown").textContent();
+    await page.waitForFunction((text) => document.querySelector('[data-testid="countdown"]')?.textContent !== text, before);
+    expect(await announcer.textContent()).toBe("5 minutes left to pay.");
     await page.close();
   });
 
@@ -162,8 +206,8 @@ describe("checkout page", () => {
     expect(session.status).toBe(201);
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
-    // Hold the live stream back until the payer has opened the details: its first view re-renders
-    // the page, which must keep them open and keep the focus where it was.
+    // Hold the live stream back until the payer has moved the focus: its first view re-renders the
+    // page, which must keep the focus where it was.
     let releaseStream!: () => void;
     const streamHeld = new Promise<void>((resolve) => (releaseStream = resolve));
     await page.route("**/graphql/stream", async (route) => {
@@ -173,27 +217,29 @@ describe("checkout page", () => {
     await page.goto(`${t.url}${new URL(session.body.checkout_url).pathname}`);
     await page.getByText("Concert ticket").waitFor();
 
-    // Keyboard only: Tab through the controls, open the mobile-wallet details with Enter.
+    // Nothing to unfold: the QR code is there, and the wallet app link comes first, with the SEP-7 URI.
+    await page.getByRole("img", { name: QR_NAME }).waitFor();
+    const walletLink = page.getByRole("link", { name: "Open in wallet" });
+    expect(await walletLink.count()).toBe(1);
+    expect(await walletLink.getAttribute("href")).toBe(await sep7Uri(session.body.id));
+
+    // Keyboard only: Tab through the controls, in the order they are seen, on to the memo's copy
+    // button (the copy buttons differ by their labels only).
+    const focusedName = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent ?? "");
     const focused: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       await page.keyboard.press("Tab");
-      focused.push(await page.evaluate(() => document.activeElement?.textContent ?? ""));
+      focused.push(await focusedName());
     }
-    expect(focused).toEqual(["Pay with Freighter", "Pay with a test wallet", "Pay from a mobile wallet"]);
-    await page.keyboard.press("Enter");
-    await page.locator(".qr svg").waitFor();
+    expect(focused).toEqual(["Open in wallet", "Pay with Freighter", "Pay with a test wallet", "Copy destination", "Copy memo (id)"]);
 
-    // On to the memo's copy button (the copy buttons differ by their labels only).
-    await page.keyboard.press("Tab");
-    await page.keyboard.press("Tab");
-    const focusedLabel = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label"));
-    expect(await focusedLabel()).toBe("Copy memo (id)");
-
-    await page.locator("details.mobile").evaluate((details) => details.setAttribute("data-before-stream", ""));
+    // The live stream's first view must keep the focus where it was.
+    const streamAnswered = page.waitForResponse("**/graphql/stream");
     releaseStream();
-    await page.locator("details[data-before-stream]").waitFor({ state: "detached" });
-    await page.locator(".qr svg").waitFor();
-    expect(await focusedLabel()).toBe("Copy memo (id)");
+    await streamAnswered;
+    await page.waitForTimeout(500);
+    expect(await focusedName()).toBe("Copy memo (id)");
+    expect(await accessibilityViolations(page)).toEqual([]);
 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(await page.getByRole("link", { name: "Cancel and return to the merchant" }).getAttribute("href")).toBe("https://shop.example/cart");

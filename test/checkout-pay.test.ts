@@ -5,7 +5,7 @@ import { Asset, Keypair, Networks, TransactionBuilder } from "@stellar/stellar-s
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { enableAsset } from "../src/modules/organizations/organizations.service.ts";
-import { type Browser, launchBrowser, screenshotPath } from "./support/browser.ts";
+import { type Browser, accessibilityViolations, launchBrowser, screenshotPath } from "./support/browser.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
 
 let t: TestApp;
@@ -102,6 +102,13 @@ describe("paying on the checkout page", () => {
     const wallet = await mockFreighter(page, payer);
     await page.goto(`${t.url}${new URL(res.body.checkout_url).pathname}`);
 
+    // The price in each asset before choosing: 10 USDC, or about 40 XLM at 4 XLM per USDC.
+    await page.getByTestId("quotes").waitFor();
+    expect(await page.getByTestId("quotes").getByRole("listitem").allTextContents()).toEqual(["10 USDC", "≈ 40 XLM"]);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("checkout-quotes-390px"), fullPage: true });
     await page.getByLabel("Pay with").selectOption("XLM");
     await page.getByRole("button", { name: "Pay with Freighter" }).click();
     // 10 USDC at 4 XLM each: 40 XLM quoted, at most 40.4 XLM with the slippage allowance.

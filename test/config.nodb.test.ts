@@ -47,6 +47,24 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ SSE_STREAMS_PER_ADDRESS: "0" })).toThrow(/SSE_STREAMS_PER_ADDRESS/);
   });
 
+  it("SMTP_URL an smtp:// or smtps:// URL, none by default (mail goes to the log); MAIL_FROM on PUBLIC_URL's host by default", () => {
+    expect(loadConfig({ PUBLIC_URL: "https://pay.acme.example" })).toMatchObject({ smtpUrl: null, mailFrom: "Stellar Pay <no-reply@pay.acme.example>" });
+    const configured = loadConfig({ SMTP_URL: "smtp://user:secret@mail.example:587", MAIL_FROM: "Acme <billing@acme.example>" });
+    expect(configured).toMatchObject({ smtpUrl: "smtp://user:secret@mail.example:587", mailFrom: "Acme <billing@acme.example>" });
+    expect(loadConfig({ SMTP_URL: "smtps://mail.example" }).smtpUrl).toBe("smtps://mail.example");
+    for (const bad of ["http://mail.example", "mail.example:25", "smtp://"]) {
+      let message = "";
+      try {
+        loadConfig({ SMTP_URL: bad.replace("mail", "user:hunter2@mail") });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/SMTP_URL: must be smtp:\/\/user:pass@host:port/);
+      // The password is never repeated back.
+      expect(message).not.toContain("hunter2");
+    }
+  });
+
   it("treats empty variables as unset", () => {
     expect(loadConfig({ PORT: "", DATABASE_URL: "" })).toMatchObject({ port: 3000, databaseUrl: DEFAULT_DATABASE_URL });
   });

@@ -4,6 +4,7 @@ import { expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { directSql } from "../src/db/client.ts";
 import { unrevokedApiKeyByHash } from "../src/modules/api-keys/api-keys.store.ts";
+import { insertEventStatement } from "../src/modules/events/events.store.ts";
 import { findInvoiceWithDetails } from "../src/modules/invoices/invoices.store.ts";
 import { organizationSettings } from "../src/modules/organizations/organizations.store.ts";
 import { findPaymentLink } from "../src/modules/payment-links/payment-links.store.ts";
@@ -54,8 +55,10 @@ it("reads organization settings as Prisma does: wallet, assets oldest first, rat
   const { enableAsset, setExchangeRate } = await import("../src/modules/organizations/organizations.service.ts");
   const scope = { organizationId: merchant.organizationId, environment: "sandbox" as const };
   const issuer = merchant.wallet.publicKey();
-  await enableAsset(t.deps, { ...scope, code: "USDC", issuer });
-  await enableAsset(t.deps, { ...scope, code: "EURC", issuer });
+  // USDC first by a millisecond: two calls in one millisecond would be ordered by code instead.
+  const at = (ms: number) => ({ ...t.deps, clock: { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, ms)) } });
+  await enableAsset(at(1), { ...scope, code: "USDC", issuer });
+  await enableAsset(at(2), { ...scope, code: "EURC", issuer });
   await setExchangeRate(t.deps, { ...scope, currency: "USD", assetCode: "XLM", price: "0.25" });
   const endpoint = (enabledEvents: string[], extra: { enabled?: boolean; deletedAt?: Date; environment?: string } = {}) =>
     t.database.db.webhookEndpoint.create({
@@ -97,7 +100,7 @@ it("reads organization settings as Prisma does: wallet, assets oldest first, rat
 });
 
 it("stores a payment, its event, a session and an invoice exactly as Prisma reads them back", async () => {
-  const ctx = { ...t.deps, scope: { organizationId: merchant.organizationId, environment: "sandbox" as const, apiKeyId: "" } };
+  const ctx = { ...t.deps, scope: { organizationId: merchant.organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "" } } };
   const payment = await createPayment(ctx, { amount: 922_337_203_685_477_580_7n, description: "max", metadata: { a: "b" } });
   expect(await t.database.db.payment.findUnique({ where: { id: payment.id } })).toEqual(payment);
   const event = await t.database.db.event.findFirstOrThrow({ where: { resourceId: payment.id } });
@@ -127,11 +130,10 @@ it("reads a payment link exactly as Prisma does", async () => {
 it("rolls a whole batch back when one statement's expectation fails", async () => {
   const sql = directSql(t.database.db);
   const before = await t.database.db.event.count();
-  const { insertStatement } = await import("../src/db/direct-sql.ts");
-  const row = { id: "evt_rollback", organizationId: merchant.organizationId, environment: "sandbox", type: "payment.created", resourceId: "pay_x", data: "{}", createdAt: new Date() };
+  const row = { id: "evt_rollback", organizationId: merchant.organizationId, environment: "sandbox", type: "payment.created", resourceId: "pay_x", data: "{}", createdAt: new Date(), fannedOutAt: null };
   await expect(
     sql.batch([
-      insertStatement("Event", row),
+      insertEventStatement(t.database.db, row),
       { text: `UPDATE "Invoice" SET "status" = 'open' WHERE "id" = $1`, params: ["inv_missing"], expect: { changes: 1, error: () => new Error("no such invoice") } },
     ]),
   ).rejects.toThrow("no such invoice");
@@ -140,16 +142,15 @@ it("rolls a whole batch back when one statement's expectation fails", async () =
 
 it("commits batches asked for together independently: one failing changes nothing of the others", async () => {
   const sql = directSql(t.database.db);
-  const { insertStatement } = await import("../src/db/direct-sql.ts");
-  const row = (id: string) => ({ id, organizationId: merchant.organizationId, environment: "sandbox", type: "payment.created", resourceId: "pay_group", data: "{}", createdAt: new Date() });
+  const row = (id: string) => ({ id, organizationId: merchant.organizationId, environment: "sandbox", type: "payment.created", resourceId: "pay_group", data: "{}", createdAt: new Date(), fannedOutAt: null });
   const failing = { text: `UPDATE "Invoice" SET "status" = 'open' WHERE "id" = $1`, params: ["inv_missing"], expect: { changes: 1, error: () => new Error("refused") } };
-  await sql.batch([insertStatement("Event", row("evt_group_0"))]);
+  await sql.batch([insertEventStatement(t.database.db, row("evt_group_0"))]);
   const outcomes = await Promise.allSettled([
-    sql.batch([insertStatement("Event", row("evt_group_1"))]),
-    sql.batch([insertStatement("Event", row("evt_group_2")), failing]),
-    sql.batch([insertStatement("Event", row("evt_group_3"))]),
+    sql.batch([insertEventStatement(t.database.db, row("evt_group_1"))]),
+    sql.batch([insertEventStatement(t.database.db, row("evt_group_2")), failing]),
+    sql.batch([insertEventStatement(t.database.db, row("evt_group_3"))]),
     // an id already taken: a constraint error, in the middle of the group
-    sql.batch([insertStatement("Event", row("evt_group_0"))]),
+    sql.batch([insertEventStatement(t.database.db, row("evt_group_0"))]),
   ]);
   expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected"]);
   const stored = await t.database.db.event.findMany({ where: { resourceId: "pay_group" }, select: { id: true } });
@@ -158,14 +159,13 @@ it("commits batches asked for together independently: one failing changes nothin
 
 it("waits for a Prisma transaction holding the database instead of blocking it", async () => {
   const sql = directSql(t.database.db);
-  const { insertStatement } = await import("../src/db/direct-sql.ts");
-  const row = (id: string) => ({ id, organizationId: merchant.organizationId, environment: "sandbox", type: "payment.created", resourceId: "pay_y", data: "{}", createdAt: new Date() });
+  const row = (id: string) => ({ id, organizationId: merchant.organizationId, environment: "sandbox", type: "payment.created", resourceId: "pay_y", data: "{}", createdAt: new Date(), fannedOutAt: null });
   let direct: Promise<unknown> | null = null;
   await t.database.db.$transaction(async (tx) => {
     await tx.event.create({ data: row("evt_prisma_first") });
     // Started while the interactive transaction holds the write lock; it must neither fail nor
     // freeze the event loop the transaction needs to commit.
-    direct = sql.batch([insertStatement("Event", row("evt_direct_second"))]);
+    direct = sql.batch([insertEventStatement(t.database.db, row("evt_direct_second"))]);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await tx.event.create({ data: row("evt_prisma_third") });
   });

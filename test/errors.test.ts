@@ -64,7 +64,7 @@ describe("an unknown error", () => {
   async function expectOneLogLine(request: () => Promise<string | null>) {
     const before = errorLines().length;
     const requestId = await request();
-    expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(requestId).toMatch(/^req_[0-9A-Za-z]{24}$/);
     await until(() => log.lines().some((line) => line.message === "request" && line.request_id === requestId));
     const written = errorLines().slice(before);
     expect(written).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deleteExpiredIdempotencyRecords, runIdempotently } from "../src/rest/idempotency.ts";
+import { deleteExpiredIdempotencyRecords, runIdempotently } from "../src/modules/idempotency/idempotency.service.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
 
 const { t, merchant } = await startTestAppWithMerchant();

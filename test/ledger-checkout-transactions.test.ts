@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { type Wallet, fundedPayer, payOp, signedTransaction, startLedgerWorld, waitFor } from "./support/ledger.ts";
 import type { Merchant, TestApp } from "./support/test-app.ts";
+import { enableAsset } from "../src/modules/organizations/organizations.service.ts";
 
 let t: TestApp;
 let merchant: Merchant;
@@ -124,6 +125,37 @@ describe("prepareCheckoutTransaction + submitCheckoutTransaction", () => {
     expect(failed).toMatchObject({ status: "failed", failure_reason: "tx_failed, op_underfunded", tx_hash: null });
     const events = await t.database.db.event.findMany({ where: { resourceId: payment.id }, orderBy: { seq: "asc" } });
     expect(events.map((e) => e.type)).toEqual(["payment.created", "payment.failed"]);
+  });
+});
+
+describe("CheckoutView.quotes", () => {
+  const quotes = async (id: string) => {
+    const res = await t.graphql(`query ($id: ID!) { checkout(id: $id) { quotes { asset { assetCode issuerAddress } amount } } }`, { id });
+    expect(res.body.errors).toBeUndefined();
+    return res.body.data.checkout.quotes;
+  };
+
+  it("prices the amount due in every allowed asset before there is a payer: exact in the settlement asset, the cheapest path in the others", async () => {
+    // EURC is allowed but nobody offers it for USDC: no path, so no quote for it.
+    const eurc = network.createAsset("EURC", Keypair.random());
+    await enableAsset(t.deps, { organizationId: merchant.organizationId, environment: "sandbox", code: "EURC", issuer: eurc.getIssuer() });
+    const eurcRef = { asset_code: "EURC", issuer_address: eurc.getIssuer() };
+    const payment = await createPayment({ amount: "10", settlement_asset: usdcRef(), allowed_assets: [usdcRef(), { asset_code: "XLM", issuer_address: null }, eurcRef] });
+    // 10 USDC at 4 XLM each.
+    expect(await quotes(payment.id)).toEqual([
+      { asset: { assetCode: "USDC", issuerAddress: usdc.getIssuer() }, amount: "10.0000000" },
+      { asset: { assetCode: "XLM", issuerAddress: null }, amount: "40.0000000" },
+    ]);
+  });
+
+  it("quotes only the settlement asset when it is the only one, and nothing once paid", async () => {
+    const payment = await createPayment({ amount: "3" });
+    expect(await quotes(payment.id)).toEqual([{ asset: { assetCode: "XLM", issuerAddress: null }, amount: "3.0000000" }]);
+    const payer = await fundedPayer(wallet);
+    const prepared = (await prepare(payment.id, payer.publicKey())).body.data.prepareCheckoutTransaction;
+    await submitSigned(payment.id, sign(prepared.xdr, payer));
+    await waitFor(() => readPayment(payment.id), (r) => r.status === "completed");
+    expect(await quotes(payment.id)).toEqual([]);
   });
 });
 

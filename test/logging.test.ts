@@ -27,7 +27,7 @@ describe("request log", () => {
     const response = await t.api("GET", "/payments?limit=5&cursor=secret-looking", { key: merchant.sandboxKey });
     expect(response.status).toBe(200);
     const id = response.headers.get("x-request-id");
-    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(id).toMatch(/^req_[0-9A-Za-z]{24}$/);
     await until(() => log.lines().some((l) => l.request_id === id));
     const line = log.lines().find((l) => l.request_id === id)!;
     expect(line).toMatchObject({ level: "info", message: "request", method: "GET", url: "/api/v1/payments", status: 200 });

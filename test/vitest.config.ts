@@ -9,6 +9,10 @@ const dbTests = { include: ["test/**/*.test.ts"], exclude: ["test/**/*.nodb.test
 // Files that need an app, and so a database, but test nothing of it: SQLite only. GraphiQL is a page
 // of the installed package in Chromium; the query it runs is an ordinary one (graphql.test.ts).
 const sqliteOnly = ["test/graphiql.test.ts"];
+// Files that get fresh modules of their own (isolate): "keeps serving while Horizon is down" passes
+// alone but timed out in full runs after some other file of the same worker (module state carried
+// over by isolate: false, not yet found; see the session note).
+const isolated = ["test/ledger-restart.test.ts"];
 
 /**
  * The files that take longest (each starts service or CLI processes, or sends thousands of
@@ -16,7 +20,7 @@ const sqliteOnly = ["test/graphiql.test.ts"];
  * other's, and leave the last of these to run alone at the end. The rest follow project by project,
  * so that a worker goes on with the app it has loaded.
  */
-const LONGEST = ["test/cli.test.ts", "test/crash.test.ts", "test/cluster.test.ts", "test/bad-input.test.ts"];
+const LONGEST = ["test/cli.test.ts", "test/cli-users.test.ts", "test/crash.test.ts", "test/cluster.test.ts", "test/mail-crash.test.ts", "test/bad-input.test.ts"];
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
     const rank = (file: TestSpecification) => {
@@ -45,11 +49,13 @@ export default defineConfig({
     isolate: false,
     sequence: { sequencer: LongestFirst },
     projects: [
-      { extends: true, test: { name: "sqlite", ...dbTests, env: { TEST_DIALECT: "sqlite" } } },
+      { extends: true, test: { name: "sqlite", ...dbTests, exclude: [...dbTests.exclude, ...isolated], env: { TEST_DIALECT: "sqlite" } } },
       {
         extends: true,
-        test: { name: "postgresql", ...dbTests, exclude: [...dbTests.exclude, ...sqliteOnly], env: { TEST_DIALECT: "postgresql" } },
+        test: { name: "postgresql", ...dbTests, exclude: [...dbTests.exclude, ...sqliteOnly, ...isolated], env: { TEST_DIALECT: "postgresql" } },
       },
+      { extends: true, test: { name: "sqlite-isolated", include: isolated, isolate: true, env: { TEST_DIALECT: "sqlite" } } },
+      { extends: true, test: { name: "postgresql-isolated", include: isolated, isolate: true, env: { TEST_DIALECT: "postgresql" } } },
       { extends: true, test: { name: "nodb", include: ["test/**/*.nodb.test.ts"] } },
     ],
   },

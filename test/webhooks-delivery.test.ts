@@ -10,6 +10,8 @@ import { deliveryBody } from "../src/webhooks/delivery-body.ts";
 import { sendWebhookRequest } from "../src/webhooks/http-sender.ts";
 import { WebhookDispatcher } from "../src/webhooks/dispatcher.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { Networks } from "@stellar/stellar-sdk";
+import { paymentJsonSchema } from "../src/modules/payments/payments.view.ts";
 import { type ReceivedWebhook, type WebhookReceiver, startWebhookReceiver } from "./support/webhook-receiver.ts";
 
 let t: TestApp;
@@ -166,6 +168,14 @@ describe("delivery", () => {
     expect(body.data).toMatchObject({ object: "payment_intent", metadata: { service_test: "true" } });
     expect(body.data).toHaveProperty("pricing_currency");
     expect(body.data).toHaveProperty("pricing_amount");
+    // Built like every payment's event data: the same fields, payment instructions to the merchant's wallet included.
+    expect(paymentJsonSchema.strict().parse(body.data)).toEqual(body.data);
+    expect(body.data.payment_instructions).toMatchObject({
+      destination: merchant.wallet.publicKey(),
+      memo_type: "id",
+      network_passphrase: Networks.TESTNET,
+    });
+    expect(body.data.payment_instructions.muxed_destination).toMatch(/^M/);
     const [logged] = await deliveriesOf(endpoint.id);
     expect(logged).toMatchObject({ id: res.body.id, event: "webhook.test", status: "succeeded", attempt_count: 1 });
   });
@@ -424,7 +434,8 @@ describe("fan-out at scale", () => {
         recorded.push(await recordEvent(tx, t.deps, scope, { type: types[i % 3]!, resourceId: `pay_${i}`, data: { n: i } }));
       }
       return recorded;
-    });
+      // 120 inserts one by one: more than Prisma's default 5 s when the machine is busy.
+    }, { timeout: 60_000 });
     const worker = new WebhookDispatcher(t.deps, { batchSize: 25 });
     for (;;) {
       const { fannedOut, sent } = await worker.runOnce();

@@ -27,6 +27,9 @@ export interface ServiceUnderTest {
   cpuMs(): number | null;
   liveKey: string;
   sandboxKey: string;
+  /** the organization the keys belong to, and the database, for a bench that writes more of its own */
+  organizationId: string;
+  databaseUrl: string;
   stop(): Promise<void>;
 }
 
@@ -39,6 +42,7 @@ export const serviceEnv = (databaseUrl: string, extra: Record<string, string> = 
   PORT: "0",
   RATE_LIMIT_LIVE: "0",
   RATE_LIMIT_SANDBOX: "0",
+  RATE_LIMIT_PUBLIC: "0",
   // BENCH_LOG_LEVEL=info measures with the request lines written (the service writes them by default).
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
   ...extra,
@@ -65,10 +69,12 @@ export async function prepareMerchant(env: Record<string, string>) {
 export const startServiceProcess = (env: Record<string, string>, nodeArgs: string[] = []) =>
   startChildServer(process.execPath, [...nodeArgs, "--import", "tsx", MAIN], env);
 
-/** `extraEnv`: more of the service's environment, e.g. WORKERS. */
-export async function startService(extraEnv: Record<string, string> = {}): Promise<ServiceUnderTest> {
+/**
+ * `extraEnv`: more of the service's environment, e.g. WORKERS. `postgres`: a PostgreSQL server to
+ * run on (a fresh schema); SQLite in a temp dir without.
+ */
+export async function startService(extraEnv: Record<string, string> = {}, postgres = process.env.BENCH_DATABASE_URL): Promise<ServiceUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), "stellar-pay-bench-"));
-  const postgres = process.env.BENCH_DATABASE_URL;
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const env = serviceEnv(postgres ? withSchema(postgres, schema) : `file:${join(dir, "bench.db")}`, extraEnv);
   const { org, database } = await prepareMerchant(env);
@@ -84,6 +90,8 @@ export async function startService(extraEnv: Record<string, string> = {}): Promi
     cpuMs: server.cpuMs,
     liveKey: org.live_api_key,
     sandboxKey: org.sandbox_api_key,
+    organizationId: org.organization_id,
+    databaseUrl: env.DATABASE_URL!,
     async stop() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -6,6 +6,11 @@ export interface AssetRef {
   issuerAddress: string | null;
 }
 
+export interface AssetQuote {
+  asset: AssetRef;
+  amount: string;
+}
+
 export type CheckoutState = "open" | "paid" | "failed" | "expired" | "inactive" | "void" | "draft";
 
 export interface CheckoutView {
@@ -34,6 +39,8 @@ export interface CheckoutView {
     sep7Uri: string;
   } | null;
   receipt: { txHash: string | null; confirmedAt: string | null; explorerUrl: string | null; paidAsset: AssetRef | null } | null;
+  /** the price in each allowed asset when the page loaded (the first load asks for it, live updates do not) */
+  quotes?: AssetQuote[];
   invoice: {
     number: string;
     status: string;
@@ -53,7 +60,8 @@ const SUBMISSION_FIELDS = "txHash successful resultCodes";
 
 /** Every operation the page sends, word for word (the server's GraphQL bounds are tested against them). */
 export const CHECKOUT_OPERATIONS = {
-  load: `query ($id: ID!) { checkout(id: $id) { ${VIEW_FIELDS} } }`,
+  // Quotes ask the ledger: once on load, not on every live update.
+  load: `query ($id: ID!) { checkout(id: $id) { ${VIEW_FIELDS} quotes { asset { assetCode issuerAddress } amount } } }`,
   watch: `subscription ($id: ID!) { checkout(id: $id) { ${VIEW_FIELDS} } }`,
   prepare: `mutation ($paymentId: ID!, $payerAddress: String!, $payAsset: AssetRefInput!) {
       prepareCheckoutTransaction(paymentId: $paymentId, payerAddress: $payerAddress, payAsset: $payAsset) { xdr networkPassphrase sendMax }

@@ -8,12 +8,16 @@ export function formatAmount(amount: string): string {
 }
 
 export const assetLabel = (asset: AssetRef) => asset.assetCode;
+/** "12.5 XLM" */
+export const money = (amount: string, asset: AssetRef | null) => `${formatAmount(amount)}${asset ? ` ${assetLabel(asset)}` : ""}`;
 export const assetKey = (asset: AssetRef) => (asset.issuerAddress ? `${asset.assetCode}:${asset.issuerAddress}` : asset.assetCode);
 export const shortAddress = (address: string) => `${address.slice(0, 6)}…${address.slice(-6)}`;
 
+export const secondsLeft = (until: Date, now = Date.now()) => Math.floor((until.getTime() - now) / 1000);
+
 /** "59:07" or "1 h 05 min" until `until`; null once it has passed. */
 export function countdown(until: Date, now = Date.now()): string | null {
-  const seconds = Math.floor((until.getTime() - now) / 1000);
+  const seconds = secondsLeft(until, now);
   if (seconds <= 0) return null;
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);

@@ -11,6 +11,9 @@ import {
   setExchangeRate,
   setSettlementWallet,
 } from "../modules/organizations/organizations.service.ts";
+import { createUser, listUsers } from "../modules/users/users.service.ts";
+import { ROLES } from "../modules/users/roles.ts";
+import { MIN_PASSWORD_LENGTH } from "../modules/users/passwords.ts";
 import { resealWebhookSecrets } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 
 /** Wrong use of the CLI (as opposed to a refused operation): the message ends with where help is. */
@@ -20,11 +23,13 @@ export interface Flag {
   /** the placeholder shown in help, e.g. ID */
   value: string;
   help: string;
+  /** may be left out (flags are required unless they say so) */
+  optional?: true;
 }
 
 export interface Command {
   summary: string;
-  /** every flag is a required string: a command that needs none has none */
+  /** every flag is a string, required unless `optional`: a command that needs none has none */
   flags: Record<string, Flag>;
   /** the JSON object printed on the last line of stdout */
   prints: string;
@@ -103,6 +108,34 @@ export const commands: Record<string, Command> = {
         price: f.price!,
       });
       return { ok: true };
+    },
+  },
+  "user create": {
+    summary: "create a dashboard user (the first owner of an organization, say)",
+    flags: {
+      org,
+      email: { value: "EMAIL", help: "the address they sign in with (stored lower-cased; one user per address)" },
+      role: { value: ROLES.join("|"), help: "owner and admin: everything; developer: API keys and webhooks, reads the rest; viewer: reads" },
+      password: {
+        value: "PASSWORD",
+        help: `at least ${MIN_PASSWORD_LENGTH} characters; left out, one is generated and printed once`,
+        optional: true,
+      },
+    },
+    prints: '{"user_id":"usr_...","email":"...","role":"..."} plus "password" when one was generated (shown only now: only its argon2id hash is stored)',
+    run: async (deps, f) => {
+      const { user, generatedPassword } = await createUser(deps, { organizationId: f.org!, email: f.email!, role: f.role!, password: f.password });
+      return { user_id: user.id, email: user.email, role: user.role, ...(generatedPassword !== null && { password: generatedPassword }) };
+    },
+  },
+  "user list": {
+    summary: "list an organization's dashboard users (never a password or its hash)",
+    flags: { org },
+    prints: '{"users":[{"id":"usr_...","email":"...","role":"...","created_at":"<ISO 8601>"}]}',
+    run: async (deps, f) => {
+      await requireOrganization(deps, f.org!);
+      const users = await listUsers(deps, f.org!);
+      return { users: users.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: u.createdAt.toISOString() })) };
     },
   },
   "key create": {

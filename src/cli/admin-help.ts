@@ -4,7 +4,7 @@ import { type Command, commands } from "./admin-commands.ts";
 export const RUN = "npm run --silent admin --";
 
 const synopsis = (name: string, command: Command) =>
-  [name, ...Object.entries(command.flags).map(([flag, { value }]) => `--${flag} ${value}`)].join(" ");
+  [name, ...Object.entries(command.flags).map(([flag, { value, optional }]) => (optional ? `[--${flag} ${value}]` : `--${flag} ${value}`))].join(" ");
 
 export function usage(names = Object.keys(commands)): string {
   const width = Math.max(...names.map((name) => name.length));
@@ -28,7 +28,13 @@ export function commandHelp(name: string): string {
     "",
     command.summary,
     "",
-    ...(flags.length ? ["flags (all required):", ...flags.map(([flag, f]) => `  ${`--${flag} ${f.value}`.padEnd(width)}  ${f.help}`), ""] : []),
+    ...(flags.length
+      ? [
+          flags.some(([, f]) => f.optional) ? "flags (required unless marked optional):" : "flags (all required):",
+          ...flags.map(([flag, f]) => `  ${`--${flag} ${f.value}`.padEnd(width)}  ${f.optional ? "(optional) " : ""}${f.help}`),
+          "",
+        ]
+      : []),
     `prints: ${command.prints}`,
   ].join("\n");
 }

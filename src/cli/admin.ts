@@ -41,8 +41,8 @@ function parse(argv: string[]): { help: string } | { name: string; flags: Record
     throw new UsageError(`${(error as Error).message.split("\n")[0]}: ${seeHelp}`);
   }
   if (values.help) return { help: commandHelp(name) };
-  for (const flag of Object.keys(command.flags)) {
-    if (!values[flag]) throw new UsageError(`--${flag} is required: ${seeHelp}`);
+  for (const [flag, { optional }] of Object.entries(command.flags)) {
+    if (!optional && !values[flag]) throw new UsageError(`--${flag} is required: ${seeHelp}`);
   }
   return { name, flags: values as Record<string, string> };
 }

@@ -39,7 +39,7 @@ export interface Page<T> {
 }
 
 /** A list's filters by name. Not given: undefined or null (GraphQL's way of leaving one out). */
-export type Filters<F> = { [K in keyof F]: string | boolean | null | undefined };
+export type Filters<F> = { [K in keyof F]: string | boolean | Date | null | undefined };
 
 /** A list's filters with the caller's organization and environment, which confine every list of theirs. */
 export type InScope<F> = F & Pick<Scope, "organizationId" | "environment">;

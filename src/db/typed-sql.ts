@@ -175,8 +175,14 @@ const insertsOneRow = (compiled: CompiledQuery) =>
 
 const converters = new Map<string, (row: Row | undefined) => unknown>();
 
-/** The converter of the table a query reads from, inserts into or updates (its first, for joins). */
+const asTheDriverGaveIt = (row: Row) => row;
+
+/**
+ * The converter of the table a query reads from, inserts into or updates (its first, for joins);
+ * a query of no table (`selectNoFrom`) has its rows as the driver gave them.
+ */
 function converterOf(node: OperationNode): (row: Row) => unknown {
+  if (node.kind === "SelectQueryNode" && !(node as { from?: unknown }).from) return asTheDriverGaveIt;
   const table = tableOf(node);
   let converter = converters.get(table);
   if (!converter) converters.set(table, (converter = rowConverter(table)));

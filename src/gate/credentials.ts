@@ -2,15 +2,29 @@
 // is authorized when it starts, then again for every delivery, and ends within about a second of its
 // credential's revocation. Keys are revoked in the database (the admin CLI, from any process or
 // host), so it is the database that is asked: one read per check, shared by every stream of the
-// credential, and one read a second for all the credentials this process watches. Today a
-// credential is an API key; a dashboard session would be one more kind here.
+// credential, and one read a second for all the credentials this process watches. A credential is
+// an API key or a dashboard session (which also ends by logout, password change or expiry).
 import type { Deps, Scope } from "../context.ts";
 import { unrevokedApiKeyIds } from "../modules/api-keys/api-keys.store.ts";
+import { liveSessionIds } from "../modules/users/dashboard-sessions.store.ts";
+import { sessionLiveness } from "../modules/users/sessions.service.ts";
 import type { Logger } from "../shared/logger.ts";
 
 export const CREDENTIAL_CHECK_INTERVAL_MS = 1000;
 
-const credentialOf = (scope: Scope) => scope.apiKeyId;
+/** The id of the scope's credential: its API key's or its session's (distinct prefixes, key_ and ses_). */
+const credentialOf = (scope: Scope) => (scope.principal.kind === "key" ? scope.principal.id : scope.principal.sessionId);
+
+/** Of the credentials `ids`, those still valid. */
+async function validCredentials(deps: Deps, ids: string[]): Promise<Set<string>> {
+  const sessions = ids.filter((id) => id.startsWith("ses_"));
+  const keys = ids.filter((id) => !id.startsWith("ses_"));
+  const [validKeys, validSessions] = await Promise.all([
+    keys.length ? unrevokedApiKeyIds(deps.db, keys) : new Set<string>(),
+    sessions.length ? liveSessionIds(deps.db, sessions, sessionLiveness(deps.clock.now())) : new Set<string>(),
+  ]);
+  return new Set([...validKeys, ...validSessions]);
+}
 
 interface Check {
   /** a monotonic time (performance.now()): how fresh a check is is I/O timing, not domain time */
@@ -32,7 +46,7 @@ export function createCredentialWatch(deps: Deps & { logger: Logger }): Credenti
   let timer: NodeJS.Timeout | null = null;
 
   function check(ids: string[]): Check {
-    const started: Check = { startedAt: performance.now(), valid: unrevokedApiKeyIds(deps.db, ids) };
+    const started: Check = { startedAt: performance.now(), valid: validCredentials(deps, ids) };
     for (const id of ids) latest.set(id, started);
     return started;
   }

@@ -18,8 +18,9 @@ import {
   RateLimiterRes,
 } from "rate-limiter-flexible";
 import type { Config } from "../config.ts";
-import type { Scope } from "../context.ts";
+import { type Scope, callerIdOf } from "../context.ts";
 import { postgresSchema } from "../db/client.ts";
+import type { LoginThrottle } from "../modules/users/reauthentication.ts";
 
 export interface RateDecision {
   allowed: boolean;
@@ -34,8 +35,18 @@ export interface RateLimits {
   chargeKey(scope: Scope, points?: number): Promise<RateDecision>;
   /** Spends `points` of an anonymous caller's budget, counted per network address. */
   chargeAddress(address: string, points?: number): Promise<RateDecision>;
+  /** Failed dashboard logins, counted per email and per address. */
+  logins: LoginThrottle;
   close(): Promise<void>;
 }
+
+/**
+ * Password guessing is slowed per account and per address (LoginThrottle): after
+ * LOGIN_FAILURES.perEmail failed logins for one email, or LOGIN_FAILURES.perAddress from one
+ * address, within the window, further logins are refused (whether or not the password is right)
+ * until the window ends.
+ */
+export const LOGIN_FAILURES = { perEmail: 5, perAddress: 20, windowSeconds: 15 * 60 } as const;
 
 /**
  * The table on PostgreSQL, with the library's columns (key, points, expire); a migration makes it
@@ -88,19 +99,25 @@ function decision(limit: number, res: RateLimiterRes, allowed: boolean): RateDec
   return { allowed, retryAfterSeconds, headers: { ...headers, "Retry-After": String(retryAfterSeconds) } };
 }
 
+interface Window {
+  points: number;
+  /** seconds */
+  duration: number;
+}
+
 interface Store {
-  limiter(keyPrefix: string, perSecond: number): RateLimiterAbstract;
+  limiter(keyPrefix: string, window: Window): RateLimiterAbstract;
   close(): Promise<void>;
 }
 
 function memoryStore(): Store {
-  return { limiter: (keyPrefix, perSecond) => new RateLimiterMemory({ keyPrefix, ...windowOf(perSecond) }), close: async () => {} };
+  return { limiter: (keyPrefix, window) => new RateLimiterMemory({ keyPrefix, ...window }), close: async () => {} };
 }
 
 /** Asks the primary process, which keeps the counts of all workers (RateLimiterClusterMaster). */
 function clusterStore(): Store {
   return {
-    limiter: (keyPrefix, perSecond) => new RateLimiterCluster({ keyPrefix, ...windowOf(perSecond), timeoutMs: CLUSTER_TIMEOUT_MS }),
+    limiter: (keyPrefix, window) => new RateLimiterCluster({ keyPrefix, ...window, timeoutMs: CLUSTER_TIMEOUT_MS }),
     close: async () => {},
   };
 }
@@ -116,8 +133,7 @@ function postgresStore(databaseUrl: string): Store {
   // The library reports a dropped idle connection here; the pool replaces it.
   pool.on("error", () => {});
   return {
-    limiter(keyPrefix, perSecond) {
-      const window = windowOf(perSecond);
+    limiter(keyPrefix, window) {
       return new RateLimiterPostgres({
         storeClient: pool,
         storeType: "pool",
@@ -139,7 +155,7 @@ class Budget {
   protected readonly limit: number;
 
   constructor(store: Store, keyPrefix: string, perSecond: number) {
-    this.limiter = perSecond > 0 ? store.limiter(keyPrefix, perSecond) : null;
+    this.limiter = perSecond > 0 ? store.limiter(keyPrefix, windowOf(perSecond)) : null;
     this.limit = windowOf(perSecond).points;
   }
 
@@ -248,8 +264,35 @@ export function createRateLimits(config: Config): RateLimits {
   const sandbox = new BudgetOfStore(store, "key_sandbox", config.rateLimits.sandbox);
   const publicBudget = new BudgetOfStore(store, "address", config.rateLimits.public);
   return {
-    chargeKey: (scope, points = 1) => (scope.environment === "production" ? live : sandbox).charge(scope.apiKeyId, points),
+    logins: createLoginThrottle(store),
+    chargeKey: (scope, points = 1) => (scope.environment === "production" ? live : sandbox).charge(callerIdOf(scope), points),
     chargeAddress: (address, points = 1) => publicBudget.charge(addressBucket(address), points),
     close: () => store.close(),
+  };
+}
+
+function createLoginThrottle(store: Store): LoginThrottle {
+  const window = (points: number) => ({ points, duration: LOGIN_FAILURES.windowSeconds });
+  const byEmail = store.limiter("login_email", window(LOGIN_FAILURES.perEmail));
+  const byAddress = store.limiter("login_address", window(LOGIN_FAILURES.perAddress));
+  // A store that does not answer counts nothing: logins go on (argon2's cost still slows guessing).
+  const quietly = <T>(work: Promise<T>) => work.catch(() => null);
+  return {
+    async check(email, address) {
+      const [forEmail, forAddress] = await Promise.all([quietly(byEmail.get(email)), quietly(byAddress.get(addressBucket(address)))]);
+      const over = [
+        forEmail && forEmail.consumedPoints >= LOGIN_FAILURES.perEmail ? decision(LOGIN_FAILURES.perEmail, forEmail, false) : null,
+        forAddress && forAddress.consumedPoints >= LOGIN_FAILURES.perAddress ? decision(LOGIN_FAILURES.perAddress, forAddress, false) : null,
+      ].filter((d) => d !== null);
+      if (!over.length) return unlimited;
+      return over.reduce((longest, d) => (d.retryAfterSeconds > longest.retryAfterSeconds ? d : longest));
+    },
+    async failed(email, address) {
+      // consume refuses (rejects with the count) past the budget: the count is what matters here.
+      await Promise.all([quietly(byEmail.consume(email)), quietly(byAddress.consume(addressBucket(address)))]);
+    },
+    async succeeded(email) {
+      await quietly(byEmail.delete(email));
+    },
   };
 }

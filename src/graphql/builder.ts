@@ -1,8 +1,13 @@
 // Only configures the builder. Each module's <resource>.graphql.ts defines its types and the fields
 // that return them; schema.ts imports those and builds the schema.
 import SchemaBuilder from "@pothos/core";
+import { GraphQLError } from "graphql";
 import PrismaPlugin from "@pothos/plugin-prisma";
 import RelayPlugin from "@pothos/plugin-relay";
+import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
+import type { Scope } from "../context.ts";
+import { forbidden } from "../errors.ts";
+import { type Permission, roleAllows } from "../modules/users/roles.ts";
 import type PrismaTypes from "../generated/pothos-types.ts";
 import { getDatamodel } from "../generated/pothos-types.ts";
 import type { GraphQLContext } from "./context.ts";
@@ -10,13 +15,21 @@ import type { GraphQLContext } from "./context.ts";
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   PrismaTypes: PrismaTypes;
+  AuthScopes: { may: Permission };
   DefaultFieldNullability: false;
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     Metadata: { Input: Record<string, string>; Output: Record<string, string> };
   };
 }>({
-  plugins: [PrismaPlugin, RelayPlugin],
+  // scope-auth first, so that its check runs before any other plugin's resolver wrapping.
+  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin],
+  scopeAuth: {
+    authorizeOnSubscribe: true,
+    authScopes: (ctx) => ({ may: (permission: Permission) => callerMay(ctx.scope, permission) }),
+    unauthorizedError: (_parent, ctx, info) =>
+      forbidden(`${ctx.scope?.principal.kind === "user" ? `The role ${ctx.scope.principal.role}` : "An API key"} may not use ${info.fieldName}`),
+  },
   defaultFieldNullability: false,
   prisma: {
     client: (ctx) => ctx.deps.db,
@@ -25,15 +38,21 @@ export const builder = new SchemaBuilder<{
   relay: { clientMutationId: "omit", cursorType: "String" },
 });
 
-builder.queryType({});
-builder.mutationType({});
+// Roles are enforced here, on every root field (nested fields are reads, which every role may do):
+// a query or subscription needs "read", a mutation "write", unless the field says otherwise with
+// needs(...) or PUBLIC_FIELD. What each role is granted is src/modules/users/roles.ts.
+builder.queryType({ authScopes: { may: "read" } });
+builder.mutationType({ authScopes: { may: "write" } });
+builder.subscriptionType({ authScopes: { may: "read" } });
 
 builder.scalarType("DateTime", {
   description: "ISO 8601 date-time",
   serialize: (value) => value.toISOString(),
+  // A GraphQLError: graphql-js then answers it as the request's own error naming the argument or
+  // variable (400), where any other error would be an unexpected one (INTERNAL).
   parseValue: (value) => {
-    const date = new Date(String(value));
-    if (Number.isNaN(date.getTime())) throw new TypeError("DateTime must be an ISO 8601 date-time");
+    const date = typeof value === "string" ? new Date(value) : new Date(Number.NaN);
+    if (Number.isNaN(date.getTime())) throw new GraphQLError("DateTime must be an ISO 8601 date-time");
     return date;
   },
 });
@@ -44,3 +63,20 @@ builder.scalarType("Metadata", {
   // Checked by the resource's zod schema, the same one REST uses.
   parseValue: (value) => value as Record<string, string>,
 });
+
+/**
+ * Whether the caller may do what needs `permission`. An API key may do all it could before
+ * dashboard users existed (everything but managing the team); a user what their role grants.
+ * Without a credential the check passes: authentication is the resolver's (requireService answers
+ * UNAUTHENTICATED), and the checkout's public fields need none.
+ */
+function callerMay(scope: Scope | null, permission: Permission): boolean {
+  if (!scope) return true;
+  if (scope.principal.kind === "key") return permission !== "team";
+  return roleAllows(scope.principal.role, permission);
+}
+
+/** Field options: the field needs `permission` instead of its root type's. */
+export const needs = (permission: Permission) => ({ authScopes: { may: permission }, skipTypeScopes: true }) as const;
+/** Field options: anyone may call it, with or without a credential or role (the checkout's payer fields, login). */
+export const PUBLIC_FIELD = { skipTypeScopes: true } as const;

@@ -21,7 +21,7 @@ export function toGraphQLError(error: unknown, logger: Logger, requestId: string
   while (original instanceof GraphQLError && original.originalError) original = original.originalError;
   if (original instanceof DomainError) return graphqlErrorOf(original, located);
   // yoga marks what was thrown as something other than an Error (a string) `unexpected`.
-  if (located && (original === undefined || original instanceof GraphQLError) && !located.extensions.unexpected) return located;
+  if (located && (original === undefined || original instanceof GraphQLError) && !located.extensions.unexpected) return withShortMessage(located);
   logUnexpectedError(logger, original ?? located, requestId);
   // The original stays on the masked error: GraphQLError's JSON never shows it, and yoga then
   // counts the error as unexpected (a request that failed before executing is answered 500).
@@ -31,6 +31,23 @@ export function toGraphQLError(error: unknown, logger: Logger, requestId: string
     originalError: original instanceof Error ? original : undefined,
     extensions: { code: INTERNAL_CODE },
   });
+}
+
+/** The longest message an answer carries: graphql-js quotes a variable's whole value in its own. */
+const MAX_MESSAGE = 400;
+const ECHOED_VALUE = 60;
+
+/**
+ * `error`, its message shortened if it is too long: a variable a custom scalar (DateTime) refuses
+ * is quoted in full ("Variable "$d" got invalid value "…"; DateTime must be …"), 100 kB included.
+ */
+function withShortMessage(error: GraphQLError): GraphQLError {
+  if (error.message.length <= MAX_MESSAGE) return error;
+  const elided = error.message.replace(/^(Variable "\$\w+" got invalid value )([\s\S]*)(; [^;]*)$/, (_, head: string, value: string, tail: string) =>
+    `${head}${value.slice(0, ECHOED_VALUE)}…${tail}`,
+  );
+  const message = elided.length <= MAX_MESSAGE ? elided : `${elided.slice(0, MAX_MESSAGE)}…`;
+  return new GraphQLError(message, { nodes: error.nodes, path: error.path, extensions: error.extensions });
 }
 
 /** `result` with its errors as the caller may see them. */

@@ -1,10 +1,10 @@
 // GraphQL's `idempotencyKey` argument on create mutations: the same rule as REST's Idempotency-Key
-// (src/rest/idempotency.ts), stored per API key in its own namespace. A replay answers with the
+// (src/modules/idempotency/idempotency.service.ts), stored per caller (API key, or dashboard user) in its own namespace. A replay answers with the
 // resource the first call created (read afresh), or throws the first call's 4xx error again.
-import type { ServiceContext } from "../context.ts";
+import { type ServiceContext, callerIdOf } from "../context.ts";
 import { DomainError, type ErrorCode } from "../errors.ts";
 import { httpStatusOf } from "../rest/errors.ts";
-import { checkIdempotencyKey, requestFingerprint, runIdempotently } from "../rest/idempotency.ts";
+import { checkIdempotencyKey, requestFingerprint, runIdempotently } from "../modules/idempotency/idempotency.service.ts";
 
 export async function idempotentCreate<T extends { id: string }>(
   service: ServiceContext,
@@ -17,7 +17,7 @@ export async function idempotentCreate<T extends { id: string }>(
   const { response } = await runIdempotently(
     service,
     {
-      apiKeyId: service.scope.apiKeyId,
+      apiKeyId: callerIdOf(service.scope),
       key: `graphql:${checkIdempotencyKey(options.key)}`,
       requestHash: requestFingerprint("graphql", options.mutation, JSON.stringify(options.input)),
     },

@@ -14,6 +14,14 @@ import "../modules/invoices/invoices.graphql.ts";
 import "../modules/webhook-endpoints/webhook-endpoints.graphql.ts";
 import "../modules/webhook-deliveries/webhook-deliveries.graphql.ts";
 import "../modules/checkout/checkout.graphql.ts";
+import "../modules/mail/mail.graphql.ts";
+import "../modules/api-keys/api-keys.graphql.ts";
+import "../modules/organizations/organizations.graphql.ts";
+import "../modules/payments/payment-totals.graphql.ts";
+import "../modules/payments/payment-history.graphql.ts";
+import "../modules/users/users.graphql.ts";
+import "../modules/users/invitations.graphql.ts";
+import "../modules/audit/audit.graphql.ts";
 
 export const schema = guardFieldArguments(builder.toSchema());
 

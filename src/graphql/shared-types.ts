@@ -1,6 +1,9 @@
-// GraphQL types several resources use: assets and their input.
+// GraphQL types several resources use: assets and their input, environments.
+import { ENVIRONMENTS } from "../context.ts";
 import type { Asset } from "../shared/assets.ts";
 import { builder } from "./builder.ts";
+
+export const EnvironmentEnum = builder.enumType("Environment", { values: ENVIRONMENTS });
 
 export const AssetRef = builder.objectRef<Asset>("AssetRef").implement({
   fields: (t) => ({

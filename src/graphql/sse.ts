@@ -20,7 +20,8 @@ import { readLimited } from "../rest/body.ts";
 import { errorResponse } from "../rest/errors.ts";
 import { apiRequestFromFetch, toFetchResponse } from "../rest/transport.ts";
 import { rememberRequestId, requestIdOf } from "../shared/request-id.ts";
-import { type GraphQLContext, callerScope } from "./context.ts";
+import { csrfRefusal } from "../gate/csrf.ts";
+import { type GraphQLContext, contextOf } from "./context.ts";
 import { toGraphQLError } from "./errors.ts";
 import { schema } from "./schema.ts";
 import { subscribeSharingResults } from "./shared-subscribe.ts";
@@ -64,7 +65,8 @@ export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLR
   const contextFor = (request: { raw: unknown }) => {
     let context = contexts.get(request);
     if (!context) {
-      context = callerScope(deps, request.raw as Request).then((scope) => ({ deps, scope }));
+      // A stream cannot set a cookie: login answers over /graphql.
+      context = contextOf(deps, request.raw as Request, null) as Promise<GraphQLContext & Record<PropertyKey, unknown>>;
       contexts.set(request, context);
     }
     return context;
@@ -181,6 +183,8 @@ export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLR
 
   async function answer(request: Request): Promise<Response> {
     const address = clientAddressOf(request);
+    const forged = csrfRefusal(request);
+    if (forged) return refusal(forged);
     try {
       // graphql-sse reads the whole body as text: read it here instead, within REST's limit.
       let forwarded = request;

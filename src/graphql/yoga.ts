@@ -11,7 +11,8 @@ import { type GraphQLRateGate, useRateLimits } from "../gate/rate-limit.graphql.
 import { MAX_BODY_BYTES } from "../rest/body.ts";
 import type { Logger } from "../shared/logger.ts";
 import { requestIdOf } from "../shared/request-id.ts";
-import { type GraphQLContext, callerScope, knownCallerScope } from "./context.ts";
+import { useSessionCsrfPrevention } from "../gate/csrf.ts";
+import { type GraphQLContext, callerOf, contextOf, knownCallerScope } from "./context.ts";
 import { withGraphQLErrors } from "./errors.ts";
 import { GRAPHIQL_OPTIONS, renderGraphiQLPage } from "./graphiql.ts";
 import { schema } from "./schema.ts";
@@ -19,7 +20,7 @@ import { schema } from "./schema.ts";
 export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: GraphQLRateGate) {
   const { production, corsOrigins } = deps.config;
   // Who is calling must be known when the operation is validated, before yoga builds the context.
-  const identifyCaller: Plugin = { onParams: async ({ request }) => void (await callerScope(deps, request)) };
+  const identifyCaller: Plugin = { onParams: async ({ request }) => void (await callerOf(deps, request)) };
   return createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -30,15 +31,32 @@ export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: Grap
     maxRequestBodySize: MAX_BODY_BYTES,
     cors: (request) => corsOptionsFor(request, corsOrigins, ["GET", "POST"]),
     plugins: [
+      useSessionCsrfPrevention(),
       identifyCaller,
       ...graphqlBoundsPlugins((request) => audienceOf(knownCallerScope(request), production)),
       useRateLimits(rateGate),
       useErrorMapping(deps.logger),
+      useSetCookies(),
     ],
-    context: async ({ request }) => ({ deps, scope: await callerScope(deps, request) }),
+    context: ({ request }) => contextOf(deps, request, (cookie) => cookiesToSet(request).push(cookie)),
     // yoga's masking knows no request: useErrorMapping masks every result instead, request id at hand.
     maskedErrors: false,
   });
+}
+
+// The Set-Cookie headers a request's resolvers asked for (login, logout), added to its answer.
+const cookies = new WeakMap<Request, string[]>();
+function cookiesToSet(request: Request): string[] {
+  let list = cookies.get(request);
+  if (!list) cookies.set(request, (list = []));
+  return list;
+}
+function useSetCookies(): Plugin {
+  return {
+    onResponse({ request, response }) {
+      for (const cookie of cookies.get(request) ?? []) response.headers.append("set-cookie", cookie);
+    },
+  };
 }
 
 /** Every result's errors (and every result of a stream) as the caller may see them. */

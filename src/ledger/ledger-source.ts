@@ -2,6 +2,7 @@
 // simulated network, which speaks Horizon) implements it today; a Stellar RPC source can implement
 // the same contract later (getEvents for the stream, getTransaction, sendTransaction).
 import type { Asset } from "../shared/assets.ts";
+import type { SimulatedNetwork } from "./simulated/index.ts";
 
 /** One incoming or outgoing payment operation touching an account, as the ledger recorded it. */
 export interface LedgerPaymentRecord {
@@ -83,4 +84,15 @@ export interface LedgerSource {
   loadAccount(address: string): Promise<LedgerAccount | null>;
   /** Funds a new account with test lumens (friendbot); only test networks have one. */
   fundTestAccount?(address: string): Promise<void>;
+}
+
+/**
+ * The networks as domain code reaches them (a payment's network by its passphrase); the Ledger of
+ * ledger.ts is this plus the workers, which domain code must not know of.
+ */
+export interface LedgerNetworks {
+  /** The source for a payment's network (its networkPassphrase). */
+  sourceFor(networkPassphrase: string): LedgerSource;
+  /** The simulated network of a passphrase (LEDGER=simulated only), for tests and the demo. */
+  simulatedNetwork(networkPassphrase: string): SimulatedNetwork | null;
 }

@@ -14,7 +14,7 @@ import { createExpirySweeper } from "../modules/payments/expiry-sweeper.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createAccountLocks } from "./account-locks.ts";
 import { HorizonSource } from "./horizon-source.ts";
-import type { LedgerSource } from "./ledger-source.ts";
+import type { LedgerNetworks, LedgerSource } from "./ledger-source.ts";
 import { SimulatedNetwork } from "./simulated/index.ts";
 import { createLedgerStreamer } from "./streamer.ts";
 
@@ -22,11 +22,7 @@ export const SIMULATED_PATH = "/_sim";
 const SIMULATED_PUBLIC_PATH = `${SIMULATED_PATH}/public`;
 const TESTNET_FRIENDBOT = "https://friendbot.stellar.org";
 
-export interface Ledger {
-  /** The source for a payment's network (its networkPassphrase). */
-  sourceFor(networkPassphrase: string): LedgerSource;
-  /** The simulated network of a passphrase (LEDGER=simulated only), for tests and the demo. */
-  simulatedNetwork(networkPassphrase: string): SimulatedNetwork | null;
+export interface Ledger extends LedgerNetworks {
   /** Answers /_sim/... in simulated mode; null when the path is not the simulated network's. */
   handleSimulated(request: Request, path: string): Promise<Response> | null;
   streamer: ReturnType<typeof createLedgerStreamer>;

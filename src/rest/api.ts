@@ -2,7 +2,7 @@
 // Its OpenAPI document (GET /api/v1/openapi.json) is public.
 // A request without a valid key spends its address's public budget before it is refused, so
 // guessing keys is limited like any other anonymous traffic.
-import type { Deps, ServiceContext } from "../context.ts";
+import { type Deps, type ServiceContext, callerIdOf } from "../context.ts";
 import { DomainError, methodNotAllowed, notFound, tooManyRequests, unauthorized } from "../errors.ts";
 import type { RateLimits } from "../gate/rate-limit.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
@@ -10,7 +10,7 @@ import type { Logger } from "../shared/logger.ts";
 import { refuseUnstorableInput } from "../shared/validation.ts";
 import { secretBoxOf } from "../webhooks/secret-box.ts";
 import { readJsonBody } from "./body.ts";
-import { type StoredResponse, checkIdempotencyKey, requestFingerprint, runIdempotently } from "./idempotency.ts";
+import { type StoredResponse, checkIdempotencyKey, requestFingerprint, runIdempotently } from "../modules/idempotency/idempotency.service.ts";
 import { errorResponse } from "./errors.ts";
 import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
 import { type Route, Router } from "./router.ts";
@@ -66,7 +66,7 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
       const { response, replayed } = await runIdempotently(
         deps,
         {
-          apiKeyId: scope.apiKeyId,
+          apiKeyId: callerIdOf(scope),
           key: checkIdempotencyKey(idempotencyKey),
           requestHash: requestFingerprint(request.method, request.path, JSON.stringify(body)),
           ...(route.revealsSecret && { sealAnswer: secretBoxOf(deps.config) }),

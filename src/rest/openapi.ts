@@ -9,7 +9,7 @@ import {
   type ZodOpenApiResponsesObject,
   createDocument,
 } from "zod-openapi";
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from "./idempotency.ts";
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../modules/idempotency/idempotency.service.ts";
 import type { ErrorStatus, Route } from "./router.ts";
 
 /** The 400 of the routes that create something to be paid (decisions.md). */

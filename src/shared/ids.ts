@@ -28,7 +28,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = "org" | "key" | "pay" | "cs" | "plink" | "inv" | "cus" | "we" | "evt" | "whd";
+export type IdPrefix = "org" | "key" | "pay" | "cs" | "plink" | "inv" | "cus" | "we" | "evt" | "whd" | "req" | "msg" | "usr" | "ses" | "uinv" | "pwr" | "aud";
 
 export interface IdGenerator {
   newId(prefix: IdPrefix): string;

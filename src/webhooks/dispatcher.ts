@@ -4,22 +4,31 @@
 // UPDATE), and a claim is a lease, so a delivery whose worker died is taken over once the lease runs
 // out. The attempt is recorded after sending: a crash in between resends (at-least-once), never drops.
 //
-// Every API write wakes it, so it must cost the API little: its database work is prepared statements
-// (direct-sql.ts), not Prisma; a cycle with nothing to do is one read; fan-out and claim are one
+// Every API write wakes it, so it must cost the API little: its database work is the typed prepared
+// statements of the events, endpoint and delivery stores, not Prisma; a cycle with nothing to do is one read; fan-out and claim are one
 // batch, and recording results another, whatever the number of rows (they travel as one parameter);
 // and wakes that come while a cycle runs make one more cycle, not one each.
-import type { Event, WebhookDelivery, WebhookEndpoint } from "../generated/sqlite/client.ts";
+import type { Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../generated/sqlite/client.ts";
 import type { Deps } from "../context.ts";
-import { directSql } from "../db/client.ts";
-import { type BatchStep, type DirectSql, type Row, type Statement } from "../db/direct-sql.ts";
-import { toEvent, toWebhookDelivery, toWebhookEndpoint } from "../db/rows.ts";
+import { typedSql } from "../db/client.ts";
+import type { BatchStep, Row, Statement } from "../db/direct-sql.ts";
+import type { TypedSql } from "../db/typed-sql.ts";
 import type { Logger } from "../shared/logger.ts";
+import { takesEvent } from "../modules/events/event-kinds.ts";
+import { eventsToFanOutRows, eventsToFanOutStatement, markFannedOutStatement } from "../modules/events/events.store.ts";
 import {
-  resealWebhookSecrets,
-  signingSecrets,
-  subscribedEvents,
-  takesEvent,
-} from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
+  type DeliveryResult,
+  type NewDelivery,
+  claimDueDeliveriesStatement,
+  claimedDeliveryRows,
+  failDeliveryWithoutAttempt,
+  insertAttemptsStatement,
+  insertDeliveriesStatement,
+  recordResultStatement,
+  webhookWorkWaiting,
+} from "../modules/webhook-deliveries/webhook-deliveries.store.ts";
+import { isLive, resealWebhookSecrets, signingSecrets, subscribedEvents } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
+import { endpointRows, endpointsByIdStatement, liveEndpointsOfStatement } from "../modules/webhook-endpoints/webhook-endpoints.store.ts";
 import { deliveryBody } from "./delivery-body.ts";
 import { type WebhookSender, sendWebhookRequest } from "./http-sender.ts";
 import { type SecretBox, secretBoxOf } from "./secret-box.ts";
@@ -68,30 +77,6 @@ const RECORD_LINGER_MS = 20;
 class TakenOverError extends Error {}
 
 
-/** Columns written from JSON rows, with their PostgreSQL types (SQLite takes the JSON values as they are). */
-const DELIVERY_COLUMNS = {
-  id: "text",
-  organizationId: "text",
-  environment: "text",
-  endpointId: "text",
-  eventId: "text",
-  eventType: "text",
-  status: "text",
-  nextRetryAt: "timestamp",
-  requestPayload: "text",
-  createdAt: "timestamp",
-  updatedAt: "timestamp",
-};
-const ATTEMPT_COLUMNS = {
-  deliveryId: "text",
-  number: "integer",
-  startedAt: "timestamp",
-  durationMs: "integer",
-  responseCode: "integer",
-  responseBody: "text",
-  error: "text",
-};
-
 export class WebhookDispatcher {
   private readonly send: WebhookSender;
   private readonly pollMs: number;
@@ -99,7 +84,7 @@ export class WebhookDispatcher {
   private readonly maxInFlight: number;
   /** long enough to send (timeout) and record; after it another worker may take the delivery over */
   private readonly leaseMs: number;
-  private readonly sql: DirectSql;
+  private readonly sql: TypedSql;
   /** opens the endpoints' stored secrets; made here so a missing key file is made (or found unreadable) at startup */
   private readonly secrets: SecretBox;
   private readonly inFlight = new Set<Promise<void>>();
@@ -123,7 +108,7 @@ export class WebhookDispatcher {
     this.batchSize = options.batchSize ?? 200;
     this.maxInFlight = options.maxInFlight ?? 256;
     this.leaseMs = deps.config.webhookTimeoutMs + 30_000;
-    this.sql = directSql(deps.db);
+    this.sql = typedSql(deps.db);
     this.secrets = secretBoxOf(deps.config);
   }
 
@@ -216,21 +201,15 @@ export class WebhookDispatcher {
    */
   private async cycle(capacity: number): Promise<{ deliveries: number; sends: Promise<void>[]; full: boolean }> {
     const now = this.deps.clock.now();
-    const [work] = await this.sql.all(
-      `SELECT EXISTS (SELECT 1 FROM "Event" WHERE "fannedOutAt" IS NULL) AS "events",
-         EXISTS (SELECT 1 FROM "WebhookDelivery" WHERE "status" = 'pending' AND "nextRetryAt" <= $1
-           AND ("leaseUntil" IS NULL OR "leaseUntil" <= $1)) AS "due"`,
-      [now],
-    );
-    // PostgreSQL answers booleans, SQLite 0 or 1.
-    const events = Boolean(Number(work!.events));
+    const work = await webhookWorkWaiting(this.sql, now);
+    const events = work.events;
     const limit = Math.min(capacity, this.batchSize);
-    const claims = limit > 0 && (events || Boolean(Number(work!.due)));
+    const claims = limit > 0 && (events || work.due);
     if (!events && !claims) return { deliveries: 0, sends: [], full: false };
 
     const fanOut = events ? this.fanOutSteps(now) : null;
     const claim = claims ? this.claimSteps(now, limit) : null;
-    const results = await this.sql.batch([...(fanOut?.steps ?? []), ...(claim?.steps ?? [])]);
+    const results = await this.sql.direct.batch([...(fanOut?.steps ?? []), ...(claim?.steps ?? [])]);
     const fanned = fanOut?.result() ?? { events: 0, deliveries: 0 };
     const claimed = claim?.result(results.at(-1)!.rows) ?? [];
     const sends = claimed.filter((delivery) => !this.inFlightIds.has(delivery.id)).map((delivery) => this.startDelivery(delivery));
@@ -241,30 +220,17 @@ export class WebhookDispatcher {
   private fanOutSteps(now: Date) {
     const { ids } = this.deps;
     let events: Event[] = [];
-    let deliveries: Record<keyof typeof DELIVERY_COLUMNS, string | null>[] = [];
+    let deliveries: NewDelivery[] = [];
     const steps: BatchStep[] = [
-      // Ordered as the ("fannedOutAt", "seq") index is: by "seq" alone, PostgreSQL may walk the whole
-      // table in primary-key order looking for the few rows not fanned out yet.
-      {
-        text: `SELECT * FROM "Event" WHERE "fannedOutAt" IS NULL ORDER BY "fannedOutAt", "seq" LIMIT $1${this.sql.dialect === "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""}`,
-        params: [this.batchSize],
-      },
+      eventsToFanOutStatement(this.sql, this.batchSize),
       (before) => {
-        events = before.at(-1)!.rows.map((row) => toEvent(row)!);
-        return {
-          text: `UPDATE "Event" SET "fannedOutAt" = $1 WHERE ${this.sql.inList('"seq"', "$2")} AND "fannedOutAt" IS NULL`,
-          params: [now, this.sql.listParam(events.map((e) => e.seq))],
-          // Another SQLite process got there first: roll back and try again later.
-          expect: { changes: events.length, error: () => new Error("outbox events were fanned out concurrently") },
-        };
+        events = eventsToFanOutRows(this.sql, before.at(-1)!.rows);
+        // Another SQLite process got there first: roll back and try again later.
+        return markFannedOutStatement(this.sql, events, now, () => new Error("outbox events were fanned out concurrently"));
       },
-      () => ({
-        text: `SELECT * FROM "WebhookEndpoint" WHERE ${this.sql.inList('"organizationId"', "$1")} AND "enabled" AND "deletedAt" IS NULL`,
-        params: [this.sql.listParam([...new Set(events.map((e) => e.organizationId))])],
-      }),
+      () => liveEndpointsOfStatement(this.sql, [...new Set(events.map((e) => e.organizationId))]),
       (before) => {
-        const endpoints = before.at(-1)!.rows.map((row) => toWebhookEndpoint(row)!);
-        const stamp = this.sql.storedDate(now);
+        const endpoints = endpointRows(this.sql, before.at(-1)!.rows);
         deliveries = [];
         for (const event of events) {
           for (const endpoint of endpoints) {
@@ -277,49 +243,31 @@ export class WebhookDispatcher {
               endpointId: endpoint.id,
               eventId: event.id,
               eventType: event.type,
-              status: "pending",
-              nextRetryAt: stamp,
               requestPayload: deliveryBody(event),
-              createdAt: stamp,
-              updatedAt: stamp,
+              createdAt: now,
             });
           }
         }
-        return { text: this.sql.insertJsonRows("WebhookDelivery", DELIVERY_COLUMNS), params: [JSON.stringify(deliveries)] };
+        return insertDeliveriesStatement(this.sql, deliveries);
       },
     ];
     return { steps, result: () => ({ events: events.length, deliveries: deliveries.length }) };
   }
 
-  /**
-   * Leases up to `limit` due deliveries, with their endpoints as they are now. Due: pending, retry
-   * time reached, and nobody's lease running (a lapsed lease is a worker that died).
-   */
+  /** Leases up to `limit` due deliveries (webhook-deliveries.store.ts `dueForDelivery`), with their endpoints as they are now. */
   private claimSteps(now: Date, limit: number) {
     const leaseUntil = new Date(now.getTime() + this.leaseMs);
     let claimed: WebhookDelivery[] = [];
     const steps: BatchStep[] = [
-      // One conditional UPDATE (SQLite runs it atomically; PostgreSQL skips rows another worker is claiming).
-      {
-        text: `UPDATE "WebhookDelivery" SET "leaseUntil" = $1
-          WHERE "id" IN (
-            SELECT "id" FROM "WebhookDelivery"
-            WHERE "status" = 'pending' AND "nextRetryAt" <= $2 AND ("leaseUntil" IS NULL OR "leaseUntil" <= $2)
-            ORDER BY "nextRetryAt" LIMIT $3${this.sql.dialect === "postgresql" ? " FOR UPDATE SKIP LOCKED" : ""})
-          RETURNING *`,
-        params: [leaseUntil, now, limit],
-      },
+      claimDueDeliveriesStatement(this.sql, now, leaseUntil, limit),
       (before) => {
-        claimed = before.at(-1)!.rows.map((row) => toWebhookDelivery(row)!);
-        return {
-          text: `SELECT * FROM "WebhookEndpoint" WHERE ${this.sql.inList('"id"', "$1")}`,
-          params: [this.sql.listParam([...new Set(claimed.map((d) => d.endpointId))])],
-        };
+        claimed = claimedDeliveryRows(this.sql, before.at(-1)!.rows);
+        return endpointsByIdStatement(this.sql, [...new Set(claimed.map((d) => d.endpointId))]);
       },
     ];
-    /** `endpointRows`: the rows of the last step */
-    const result = (endpointRows: Row[]): ClaimedDelivery[] => {
-      const endpoints = new Map(endpointRows.map((row) => [row.id as string, toWebhookEndpoint(row)!]));
+    /** `rows`: the rows of the last step */
+    const result = (rows: Row[]): ClaimedDelivery[] => {
+      const endpoints = new Map(endpointRows(this.sql, rows).map((endpoint) => [endpoint.id, endpoint]));
       return claimed.map((delivery) => ({ ...delivery, endpoint: endpoints.get(delivery.endpointId)! }));
     };
     return { steps, result };
@@ -343,7 +291,7 @@ export class WebhookDispatcher {
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
     const { clock, config } = this.deps;
     const { endpoint } = delivery;
-    if (!endpoint.enabled || endpoint.deletedAt) {
+    if (!isLive(endpoint)) {
       await this.finishWithoutAttempt(delivery, endpoint.deletedAt ? "Endpoint was deleted" : "Endpoint is disabled");
       return;
     }
@@ -419,8 +367,8 @@ export class WebhookDispatcher {
     const { clock, config, logger } = this.deps;
     const finishedAt = clock.now();
     const delays = config.webhookRetryDelaysSeconds;
-    const groups = new Map<string, { ids: string[]; attemptCount: number; values: unknown[] }>();
-    const attempts: Record<keyof typeof ATTEMPT_COLUMNS, string | number | null>[] = [];
+    const groups = new Map<string, { ids: string[]; attemptsBefore: number; result: DeliveryResult }>();
+    const attempts: WebhookAttempt[] = [];
     const seen = new Set<string>();
     for (const { delivery, attempt } of batch) {
       if (seen.has(delivery.id)) continue;
@@ -433,15 +381,23 @@ export class WebhookDispatcher {
       const key = grouped ? JSON.stringify([number, status, retryIn, attempt.status, attempt.responseBody, attempt.error]) : delivery.id;
       const group = groups.get(key) ?? {
         ids: [],
-        attemptCount: delivery.attemptCount,
-        values: [status, number, nextRetryAt, attempt.status, attempt.responseBody, attempt.error, finishedAt],
+        attemptsBefore: delivery.attemptCount,
+        result: {
+          status,
+          attemptCount: number,
+          nextRetryAt,
+          responseCode: attempt.status,
+          responseBody: attempt.responseBody,
+          lastError: attempt.error,
+          updatedAt: finishedAt,
+        },
       };
       group.ids.push(delivery.id);
       groups.set(key, group);
       attempts.push({
         deliveryId: delivery.id,
         number,
-        startedAt: this.sql.storedDate(attempt.startedAt),
+        startedAt: attempt.startedAt,
         durationMs: attempt.durationMs,
         responseCode: attempt.status,
         responseBody: attempt.responseBody,
@@ -453,32 +409,24 @@ export class WebhookDispatcher {
     }
     const updates = [...groups.values()];
     const steps: BatchStep[] = updates.map(
-      (group): Statement => ({
-        text: `UPDATE "WebhookDelivery" SET "status" = $1, "attemptCount" = $2, "nextRetryAt" = $3, "responseCode" = $4,
-            "responseBody" = $5, "lastError" = $6, "leaseUntil" = NULL, "updatedAt" = $7
-          WHERE ${this.sql.inList('"id"', "$8")} AND "attemptCount" = $9`,
-        params: [...group.values, this.sql.listParam(group.ids), group.attemptCount],
-        ...(group.ids.length > 1 && { expect: { changes: group.ids.length, error: () => new TakenOverError() } }),
-      }),
+      (group): Statement =>
+        recordResultStatement(
+          this.sql,
+          group.ids,
+          group.attemptsBefore,
+          group.result,
+          group.ids.length > 1 ? { expect: { changes: group.ids.length, error: () => new TakenOverError() } } : undefined,
+        ),
     );
     steps.push((results) => {
       // A lone result whose update touched nothing was recorded by the worker that took it over.
       const dropped = new Set(updates.filter((_, i) => results[i]!.changes === 0).flatMap((group) => group.ids));
-      return {
-        text: this.sql.insertJsonRows("WebhookAttempt", ATTEMPT_COLUMNS),
-        params: [JSON.stringify(attempts.filter((a) => !dropped.has(a.deliveryId as string)))],
-      };
+      return insertAttemptsStatement(this.sql, attempts.filter((a) => !dropped.has(a.deliveryId)));
     });
-    await this.sql.batch(steps);
+    await this.sql.direct.batch(steps);
   }
 
   private async finishWithoutAttempt(delivery: ClaimedDelivery, reason: string): Promise<void> {
-    await this.sql.batch([
-      {
-        text: `UPDATE "WebhookDelivery" SET "status" = 'failed', "nextRetryAt" = NULL, "lastError" = $1, "leaseUntil" = NULL, "updatedAt" = $2
-          WHERE "id" = $3 AND "attemptCount" = $4`,
-        params: [reason, this.deps.clock.now(), delivery.id, delivery.attemptCount],
-      },
-    ]);
+    await failDeliveryWithoutAttempt(this.sql, delivery, reason, this.deps.clock.now());
   }
 }

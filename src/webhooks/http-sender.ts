@@ -39,6 +39,16 @@ const agents = {
   },
 };
 
+/**
+ * A kept-alive socket the receiver closed while it lay idle fails the next request on it with a
+ * reset before any answer (the receiver's idle timeout and our reuse crossed; under load it happens
+ * to a whole burst). Such a request is sent again, as Node's documentation advises, instead of
+ * counting as a failed attempt that waits a minute for its retry: on the next free socket (each reset
+ * one is gone from the pool, so this ends at a new socket at the latest) or a new one, within the
+ * same deadline. Deliveries are at least once anyway (receivers tell repeats by the delivery id).
+ */
+const closedWhileIdle = (req: http.ClientRequest, error: NodeJS.ErrnoException) => req.reusedSocket && error.code === "ECONNRESET";
+
 export const sendWebhookRequest: WebhookSender = (request) =>
   new Promise((resolve, reject) => {
     const url = new URL(request.url);
@@ -46,36 +56,51 @@ export const sendWebhookRequest: WebhookSender = (request) =>
     if (!request.allowPrivate && isIP(host) && isPrivateAddress(host)) {
       return reject(new ForbiddenTargetError(host, host));
     }
-    const secure = url.protocol === "https:";
-    const pool = request.allowPrivate ? agents.open : agents.guarded;
-    const req = (secure ? https : http).request(url, {
-      method: "POST",
-      headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) },
-      agent: secure ? pool.https : pool.http,
+    // One deadline for the whole exchange, resends included.
+    const deadline = Date.now() + request.timeoutMs;
+    send(url, request, deadline, resolve, reject);
+  });
+
+function send(
+  url: URL,
+  request: WebhookRequest,
+  deadline: number,
+  resolve: (response: WebhookResponse) => void,
+  reject: (error: unknown) => void,
+) {
+  const secure = url.protocol === "https:";
+  const pool = request.allowPrivate ? agents.open : agents.guarded;
+  const req = (secure ? https : http).request(url, {
+    method: "POST",
+    headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) },
+    agent: secure ? pool.https : pool.http,
+  });
+  const timer = setTimeout(() => req.destroy(new Error(`Timed out after ${request.timeoutMs} ms`)), Math.max(0, deadline - Date.now()));
+  let answered = false;
+  req.on("error", (error: NodeJS.ErrnoException) => {
+    clearTimeout(timer);
+    if (!answered && closedWhileIdle(req, error)) send(url, request, deadline, resolve, reject);
+    else reject(error);
+  });
+  req.on("response", (res) => {
+    answered = true;
+    const keepBody = !isPrivateAddress(res.socket.remoteAddress ?? "");
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    res.on("data", (chunk: Buffer) => {
+      if (keepBody && kept < RESPONSE_BODY_LIMIT) {
+        chunks.push(chunk.subarray(0, RESPONSE_BODY_LIMIT - kept));
+        kept += Math.min(chunk.length, RESPONSE_BODY_LIMIT - kept);
+      }
     });
-    const timer = setTimeout(() => req.destroy(new Error(`Timed out after ${request.timeoutMs} ms`)), request.timeoutMs);
-    req.on("error", (error) => {
+    res.on("end", () => {
+      clearTimeout(timer);
+      resolve({ status: res.statusCode ?? 0, body: keepBody ? Buffer.concat(chunks).toString("utf8") : null });
+    });
+    res.on("error", (error) => {
       clearTimeout(timer);
       reject(error);
     });
-    req.on("response", (res) => {
-      const keepBody = !isPrivateAddress(res.socket.remoteAddress ?? "");
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      res.on("data", (chunk: Buffer) => {
-        if (keepBody && kept < RESPONSE_BODY_LIMIT) {
-          chunks.push(chunk.subarray(0, RESPONSE_BODY_LIMIT - kept));
-          kept += Math.min(chunk.length, RESPONSE_BODY_LIMIT - kept);
-        }
-      });
-      res.on("end", () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, body: keepBody ? Buffer.concat(chunks).toString("utf8") : null });
-      });
-      res.on("error", (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-    });
-    req.end(request.body);
   });
+  req.end(request.body);
+}

@@ -1,9 +1,9 @@
 // Debian's Chromium driven by playwright-core, with a fresh profile per launch. Screenshots go to
 // test/artifacts/ (not committed).
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, type Page, chromium } from "playwright-core";
 import { buildCheckoutUi } from "../../checkout-ui/build.ts";
 import { CHROMIUM_PATH } from "./prerequisites.ts";
 
@@ -45,3 +45,20 @@ export async function launchBrowser(options: { viewport?: { width: number; heigh
 }
 
 export const screenshotPath = (name: string) => join(ARTIFACTS, `${name}-${process.env.TEST_DIALECT ?? "sqlite"}.png`);
+
+const AXE_SOURCE = new URL("../../node_modules/axe-core/axe.min.js", import.meta.url).pathname;
+
+/**
+ * The accessibility violations axe-core finds on the page as it is now (WCAG 2.1 A and AA rules),
+ * each as "rule: the first offending element", so that a failing test names what to fix.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  // Evaluated over the DevTools protocol: the pages' Content-Security-Policy allows no inline script.
+  await page.evaluate(readFileSync(AXE_SOURCE, "utf8"));
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return result.violations.map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`);
+  });
+  return violations;
+}

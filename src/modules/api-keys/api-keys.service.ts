@@ -1,9 +1,21 @@
 // API keys are stored only as a SHA-256 hash plus a display prefix; the full key is returned once.
 import { createHash } from "node:crypto";
-import type { Deps, Environment, Scope } from "../../context.ts";
-import { badRequest } from "../../errors.ts";
+import { type Deps, type Environment, type Scope, type ServiceContext, inScope } from "../../context.ts";
+import type { Statement } from "../../db/direct-sql.ts";
+import { badRequest, notFound } from "../../errors.ts";
+import { actorOf, auditStatement } from "../audit/audit.service.ts";
+import { ownerNoticeStatements } from "../audit/security-notice.ts";
+import { type LoginThrottle, reauthenticateSessionUser } from "../users/reauthentication.ts";
 import { randomBase62 } from "../../shared/ids.ts";
-import { apiKeysOfOrganization, insertApiKey, revokeApiKeyByPrefix, unrevokedApiKeyByHash } from "./api-keys.store.ts";
+import {
+  apiKeyInEnvironment,
+  apiKeysOfOrganization,
+  insertApiKey,
+  revokeApiKeyById,
+  revokeApiKeyByPrefix,
+  touchApiKey,
+  unrevokedApiKeyByHash,
+} from "./api-keys.store.ts";
 
 /** A key begins with its environment's prefix: the key says which environment it opens. */
 const ENVIRONMENT_PREFIX: Record<Environment, string> = { sandbox: "pk_test_", production: "pk_live_" };
@@ -11,21 +23,78 @@ const KEY_PATTERN = /^pk_(test|live)_[0-9A-Za-z]{32}$/;
 /** what is stored and shown of a key: its environment prefix and 8 characters */
 const PREFIX_LENGTH = ENVIRONMENT_PREFIX.sandbox.length + 8;
 
+/**
+ * `lastUsedAt` is written at most once a minute per key: a write on every request would cost every
+ * request a commit, and "last used" to the minute is what a merchant reads it for.
+ */
+const LAST_USED_RESOLUTION_MS = 60_000;
+const NAME_MAX_LENGTH = 100;
+
 const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 const keyEnvironment = (key: string): Environment => (key.startsWith(ENVIRONMENT_PREFIX.sandbox) ? "sandbox" : "production");
 
-export async function createApiKey(deps: Deps, input: { organizationId: string; environment: Environment }) {
+/** A new key (returned in full this once) and its stored row's public part; `alongside(id)` is written with it. */
+export async function issueApiKey(
+  deps: Deps,
+  input: { organizationId: string; environment: Environment; name?: string | null },
+  alongside: (keyId: string) => Statement[] = () => [],
+) {
+  const name = input.name?.trim() || null;
+  if (name && name.length > NAME_MAX_LENGTH) throw badRequest(`name must be at most ${NAME_MAX_LENGTH} characters`);
   const key = `${ENVIRONMENT_PREFIX[input.environment]}${randomBase62(32)}`;
-  await insertApiKey(deps.db, {
+  const row = {
     id: deps.ids.newId("key"),
     organizationId: input.organizationId,
     environment: input.environment,
+    name,
     prefix: key.slice(0, PREFIX_LENGTH),
     hash: hashKey(key),
     createdAt: deps.clock.now(),
+    lastUsedAt: null,
     revokedAt: null,
-  });
-  return key;
+  };
+  await insertApiKey(deps.db, row, alongside(row.id));
+  const { hash: _hash, organizationId: _org, ...publicPart } = row;
+  return { key, apiKey: publicPart };
+}
+
+export async function createApiKey(deps: Deps, input: { organizationId: string; environment: Environment }) {
+  return (await issueApiKey(deps, input)).key;
+}
+
+/**
+ * A new key for the caller's organization, in the caller's environment only: a sandbox caller
+ * cannot make a production key. A live key opens the merchant's money: a session user gives the
+ * password again, and every owner is told.
+ */
+export async function createApiKeyInScope(
+  ctx: ServiceContext,
+  throttle: LoginThrottle,
+  input: { environment: Environment; name?: string | null; password?: string | null; code?: string | null; address: string },
+) {
+  const own = ctx.scope.environment;
+  if (input.environment !== own) throw badRequest(`environment: a ${own} caller creates ${own} keys only`);
+  const live = own === "production";
+  if (live) await reauthenticateSessionUser(ctx, throttle, input);
+  const actor = await actorOf(ctx);
+  const notice = live ? await ownerNoticeStatements(ctx, actor, "A live (production) API key was created") : [];
+  return issueApiKey(ctx, { organizationId: ctx.scope.organizationId, environment: own, name: input.name }, (keyId) => [
+    auditStatement(ctx, actor, { action: "api_key.created", resourceId: keyId, detail: input.name?.trim() || null }),
+    ...notice,
+  ]);
+}
+
+/** The caller's environment's keys, oldest first: never the key or its hash. */
+export const apiKeysOfScope = (ctx: ServiceContext) => apiKeysOfOrganization(ctx.db, ctx.scope.organizationId, ctx.scope.environment);
+
+/** Revokes a key of the caller's environment (the caller's own included); another's is not found. */
+export async function revokeApiKeyInScope(ctx: ServiceContext, id: string) {
+  const key = await apiKeyInEnvironment(ctx.db, { id, ...inScope(ctx.scope) });
+  if (!key) throw notFound();
+  const now = ctx.clock.now();
+  const actor = await actorOf(ctx);
+  await revokeApiKeyById(ctx.db, id, now, [auditStatement(ctx, actor, { action: "api_key.revoked", resourceId: id, detail: key.prefix })]);
+  return { ...key, revokedAt: now };
 }
 
 export async function revokeApiKey(deps: Deps, input: { prefix: string }) {
@@ -50,7 +119,9 @@ export async function authenticateApiKey(deps: Deps, key: string | null | undefi
   if (!key || !KEY_PATTERN.test(key)) return null;
   const row = await unrevokedApiKeyByHash(deps.db, hashKey(key));
   if (!row || row.environment !== keyEnvironment(key)) return null;
-  return { organizationId: row.organizationId, environment: row.environment as Environment, apiKeyId: row.id };
+  const now = deps.clock.now();
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await touchApiKey(deps.db, row.id, now);
+  return { organizationId: row.organizationId, environment: row.environment as Environment, principal: { kind: "key", id: row.id } };
 }
 
 /** `Authorization: Bearer <key>` -> the key, or null. */

@@ -3,6 +3,8 @@
 import type { ExpressionBuilder } from "kysely";
 import type { ApiKey } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
+import type { Statement } from "../../db/direct-sql.ts";
+import { conflict } from "../../errors.ts";
 import { type DB, everyColumn, inListParam, preparedQuery } from "../../db/typed-sql.ts";
 
 /** A key is usable until it is revoked: the one condition of every read that authorizes and of revocation. */
@@ -24,9 +26,16 @@ export async function unrevokedApiKeyIds(db: Db, ids: string[]): Promise<Set<str
   return new Set(rows.map((row) => row.id));
 }
 
-export async function insertApiKey(db: Db, row: ApiKey): Promise<void> {
+/** Inserts the key, in one transaction with `alongside` (its audit entry). */
+export async function insertApiKey(db: Db, row: ApiKey, alongside: Statement[] = []): Promise<void> {
   const typed = typedSql(db);
-  await typed.direct.batch([insert.statement(typed, row)]);
+  await typed.direct.batch([insert.statement(typed, row), ...alongside]);
+}
+
+/** The display prefix of the key `id` (revoked or not), or null. */
+export async function apiKeyPrefixById(db: Db, id: string): Promise<string | null> {
+  const typed = typedSql(db);
+  return (await typed.first(typed.q.selectFrom("ApiKey").select("prefix").where("id", "=", id)))?.prefix ?? null;
 }
 
 /** Revokes the unrevoked key with this display prefix; false when there is none. */
@@ -38,15 +47,40 @@ export async function revokeApiKeyByPrefix(db: Db, prefix: string, now: Date): P
   return result!.changes > 0;
 }
 
-/** An organization's keys, oldest first, without their hash. */
-export function apiKeysOfOrganization(db: Db, organizationId: string) {
+const PUBLIC_COLUMNS = ["id", "environment", "name", "prefix", "createdAt", "lastUsedAt", "revokedAt"] as const;
+
+/** An organization's keys (of one environment if given), oldest first, without their hash. */
+export function apiKeysOfOrganization(db: Db, organizationId: string, environment?: string) {
   const typed = typedSql(db);
-  return typed.all(
+  let query = typed.q.selectFrom("ApiKey").select(PUBLIC_COLUMNS).where("organizationId", "=", organizationId);
+  if (environment) query = query.where("environment", "=", environment);
+  return typed.all(query.orderBy("createdAt").orderBy("id"));
+}
+
+/** One key of an organization's environment, without its hash, or null. */
+export function apiKeyInEnvironment(db: Db, key: { id: string; organizationId: string; environment: string }) {
+  const typed = typedSql(db);
+  return typed.first(
     typed.q
       .selectFrom("ApiKey")
-      .select(["id", "environment", "prefix", "createdAt", "revokedAt"])
-      .where("organizationId", "=", organizationId)
-      .orderBy("createdAt")
-      .orderBy("id"),
+      .select(PUBLIC_COLUMNS)
+      .where("id", "=", key.id)
+      .where("organizationId", "=", key.organizationId)
+      .where("environment", "=", key.environment),
   );
+}
+
+/** Revokes the unrevoked key `id`, in one transaction with `alongside`; CONFLICT (and nothing written) when it is revoked already. */
+export async function revokeApiKeyById(db: Db, id: string, now: Date, alongside: Statement[] = []): Promise<void> {
+  const typed = typedSql(db);
+  const revoke = typed.q.updateTable("ApiKey").set({ revokedAt: now }).where("id", "=", id).where(unrevoked);
+  await typed.direct.batch([typed.statement(revoke, { expect: { changes: 1, error: () => conflict("API key is already revoked") } }), ...alongside]);
+}
+
+const touch = preparedQuery((q, p: { id: string; now: Date }) => q.updateTable("ApiKey").set({ lastUsedAt: p.now }).where("id", "=", p.id));
+
+/** Records that the key `id` was just used. */
+export async function touchApiKey(db: Db, id: string, now: Date): Promise<void> {
+  const typed = typedSql(db);
+  await typed.direct.batch([touch.statement(typed, { id, now })]);
 }

@@ -1,15 +1,18 @@
 // Public GraphQL mutations for the checkout page: no API key, the payment id is the credential.
-import { builder } from "../../graphql/builder.ts";
+import { PUBLIC_FIELD, builder } from "../../graphql/builder.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { AssetRef, AssetRefInput, assetInput } from "../../graphql/shared-types.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { assetRefSchema, parseInput } from "../../shared/validation.ts";
+import { CheckoutViewType } from "../checkout/checkout.graphql.ts";
 import {
+  type AssetQuote,
   type CheckoutDeps,
   type CheckoutSubmission,
   type PreparedTransaction,
   payWithTestWallet,
   prepareCheckoutTransaction,
+  quoteCheckoutAssets,
   submitCheckoutTransaction,
 } from "./checkout-transactions.service.ts";
 
@@ -39,8 +42,25 @@ const CheckoutSubmissionType = builder.objectRef<CheckoutSubmission>("CheckoutSu
   }),
 });
 
+const AssetQuoteType = builder.objectRef<AssetQuote>("AssetQuote").implement({
+  description: "What the amount still due costs in one allowed asset now; the wallet is asked for at most 1 % more",
+  fields: (t) => ({
+    asset: t.field({ type: AssetRef, resolve: (q) => q.asset }),
+    amount: t.string({ resolve: (q) => formatStroops(q.amount) }),
+  }),
+});
+
+builder.objectField(CheckoutViewType, "quotes", (t) =>
+  t.field({
+    type: [AssetQuoteType],
+    description: "The price in each allowed asset before the payer chooses (the settlement asset first); empty when there is nothing to pay",
+    resolve: (view, _args, ctx) => (view.paymentId && view.instructions && ctx.deps.ledger ? quoteCheckoutAssets(checkoutDeps(ctx), view.paymentId) : []),
+  }),
+);
+
 builder.mutationFields((t) => ({
   prepareCheckoutTransaction: t.field({
+    ...PUBLIC_FIELD,
     type: CheckoutTransaction,
     args: {
       paymentId: t.arg.id({ required: true }),
@@ -55,12 +75,14 @@ builder.mutationFields((t) => ({
       }),
   }),
   submitCheckoutTransaction: t.field({
+    ...PUBLIC_FIELD,
     type: CheckoutSubmissionType,
     args: { paymentId: t.arg.id({ required: true }), signedXdr: t.arg.string({ required: true }) },
     resolve: (_root, args, ctx) =>
       submitCheckoutTransaction(checkoutDeps(ctx), { paymentId: String(args.paymentId), signedXdr: args.signedXdr }),
   }),
   payWithTestWallet: t.field({
+    ...PUBLIC_FIELD,
     type: CheckoutSubmissionType,
     description: "Sandbox only: pays the payment from a throwaway funded test account",
     args: { paymentId: t.arg.id({ required: true }) },

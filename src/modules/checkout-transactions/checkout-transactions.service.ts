@@ -21,17 +21,17 @@ import {
 import type { Payment } from "../../generated/sqlite/client.ts";
 import type { Deps } from "../../context.ts";
 import { DomainError, badRequest, conflict, notFound } from "../../errors.ts";
-import type { Ledger } from "../../ledger/ledger.ts";
 import { toSdkAsset } from "../../ledger/horizon-source.ts";
+import type { LedgerNetworks } from "../../ledger/ledger-source.ts";
 import { type Asset, assetKey, isNative, isStellarAddress, parseAssetList, sameAsset } from "../../shared/assets.ts";
 import { capStroops, formatStroops, toStroops } from "../../shared/money.ts";
-import { runIdempotently } from "../../rest/idempotency.ts";
+import { runIdempotently } from "../idempotency/idempotency.service.ts";
 import { failPayment } from "../payments/payment-failure.ts";
 import { muxedAddress } from "../payments/payment-instructions.ts";
 import { hasExpired } from "../payments/payment-states.ts";
 import { paymentById } from "../payments/payments.store.ts";
 
-export type CheckoutDeps = Deps & { ledger: Ledger };
+export type CheckoutDeps = Deps & { ledger: LedgerNetworks };
 
 /** How much more a path payment may spend than the quote, in percent. */
 const SLIPPAGE_PERCENT = 1n;
@@ -70,6 +70,38 @@ async function payablePayment(deps: CheckoutDeps, paymentId: string): Promise<Pa
   if (payment.status === "completed") throw conflict("Payment is already completed");
   if (hasExpired(payment, deps.clock.now())) throw conflict("Payment has expired");
   return payment;
+}
+
+export interface AssetQuote {
+  asset: Asset;
+  /** what the amount still due costs in `asset` now: the cheapest path's source amount, no slippage */
+  amount: bigint;
+}
+
+/**
+ * The price in every allowed asset, before the payer chooses one and without a payer account: the
+ * settlement asset at the amount still due, every other asset at the cheapest strict-receive path
+ * the ledger quotes now (one path request for all). An asset without a path has no quote. Quotes are
+ * a courtesy: a ledger that does not answer leaves only the settlement price, never breaks the page,
+ * and prepareCheckoutTransaction quotes again (with the slippage allowance) when the payer pays.
+ */
+export async function quoteCheckoutAssets(deps: CheckoutDeps, paymentId: string): Promise<AssetQuote[]> {
+  const payment = await paymentById(deps.db, paymentId);
+  if (!payment || payment.status === "completed" || hasExpired(payment, deps.clock.now())) return [];
+  const settlementAsset = settlementAssetOf(payment);
+  const amount = remainingOf(payment);
+  const others = parseAssetList(payment.allowedAssets).filter((a) => !sameAsset(a, settlementAsset));
+  const quotes: AssetQuote[] = [{ asset: settlementAsset, amount }];
+  if (others.length === 0 || amount === 0n) return quotes;
+  const paths = await deps.ledger
+    .sourceFor(payment.networkPassphrase)
+    .findStrictReceivePaths({ sourceAssets: others, destinationAsset: settlementAsset, destinationAmount: amount })
+    .catch(() => []);
+  for (const asset of others) {
+    const cheapest = paths.filter((p) => sameAsset(p.sourceAsset, asset)).reduce<bigint | null>((min, p) => (min === null || p.sourceAmount < min ? p.sourceAmount : min), null);
+    if (cheapest !== null) quotes.push({ asset, amount: cheapest });
+  }
+  return quotes;
 }
 
 export async function prepareCheckoutTransaction(

@@ -1,7 +1,7 @@
 // The public checkout in GraphQL: `checkout(id)` (query, first load) and `checkout(id)` (subscription,
 // live), needing no API key and exposing only CheckoutView's public fields; and the dashboards'
 // `paymentEvents`, which needs a key and is confined to its organization and environment.
-import { builder } from "../../graphql/builder.ts";
+import { PUBLIC_FIELD, builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { AssetRef } from "../../graphql/shared-types.ts";
 import type { PaymentInstructions } from "../payments/payment-instructions.ts";
@@ -16,8 +16,6 @@ import {
   type CheckoutView,
   loadCheckout,
 } from "./checkout.service.ts";
-
-builder.subscriptionType({});
 
 const CheckoutStateEnum = builder.enumType("CheckoutState", {
   description:
@@ -103,6 +101,7 @@ const PaymentEventType = builder.objectRef<PaymentEventPayload>("PaymentEvent").
 
 builder.queryFields((t) => ({
   checkout: t.field({
+    ...PUBLIC_FIELD,
     type: CheckoutViewType,
     description: "Public, no API key: a checkout by the id in its URL (pay_, cs_, inv_ or plink_)",
     args: { id: t.arg.id({ required: true }) },
@@ -112,6 +111,7 @@ builder.queryFields((t) => ({
 
 builder.subscriptionFields((t) => ({
   checkout: t.field({
+    ...PUBLIC_FIELD,
     type: CheckoutViewType,
     description: "Public, no API key: the checkout's current state, then every change of it",
     args: { id: t.arg.id({ required: true }) },

@@ -9,7 +9,8 @@ import type { AppDeps } from "../../context.ts";
 import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { createCredentialWatch } from "../../gate/credentials.ts";
 import type { Payment } from "../../generated/sqlite/client.ts";
-import { type EventFeed, type OutboxEvent, createEventFeed } from "../events/events.feed.ts";
+import { type EventFeed, createEventFeed } from "../events/events.feed.ts";
+import { type OutboxEvent, newestEventSeqIn, paymentEventsOfScopeAfter } from "../events/events.store.ts";
 import { paymentById } from "../payments/payments.store.ts";
 import { type CheckoutView, loadCheckout } from "./checkout.service.ts";
 
@@ -228,7 +229,7 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
     const scope = inScope(ctx.scope);
     // Without `after`, the stream starts at what is committed now: the shared feed may still hold
     // older events it has not handed out yet, and those are not this subscriber's.
-    const from = after ?? (await ctx.db.event.aggregate({ where: scope, _max: { seq: true } }))._max.seq ?? 0;
+    const from = after ?? (await newestEventSeqIn(ctx.db, scope));
     const matches = (e: OutboxEvent) =>
       e.seq > from && e.organizationId === scope.organizationId && e.environment === scope.environment;
     let chain = Promise.resolve();
@@ -263,12 +264,7 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
     dashboards.add(onEvent);
     try {
       await ensureListening();
-      const missed = await ctx.db.event.findMany({
-        where: { ...scope, seq: { gt: from }, type: { startsWith: "payment." } },
-        orderBy: { seq: "asc" },
-        take: 1000,
-      });
-      missed.forEach(deliver);
+      (await paymentEventsOfScopeAfter(ctx.db, scope, from, 1000)).forEach(deliver);
     } catch (error) {
       dashboards.delete(onEvent);
       unwatch();

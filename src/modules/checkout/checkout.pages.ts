@@ -1,6 +1,8 @@
-// Serves the built checkout-ui: its hashed assets under /c/assets/, and its index.html for
-// /c/pay_..., /c/cs_... and /i/inv_... (status 404 when the id names nothing). Other /c/ paths,
-// such as payment links (/c/plink_...), are not answered here (null) so their own handler runs.
+// Serves the built checkout-ui: its hashed assets under /c/assets/, its index.html for
+// /c/pay_..., /c/cs_... and /i/inv_... (status 404 when the id names nothing), and the merchant
+// dashboard's page for /dashboard and every address under it (the app routes in the browser).
+// Other /c/ paths, such as payment links (/c/plink_...), are not answered here (null) so their own
+// handler runs.
 import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import type { AppDeps } from "../../context.ts";
@@ -12,6 +14,7 @@ export const CHECKOUT_UI_DIST = new URL("../../../checkout-ui/dist/", import.met
 
 const PAGE_PATH = /^\/(?:c\/((?:pay|cs)_[0-9A-Za-z]{1,64})|i\/(inv_[0-9A-Za-z]{1,64}))\/?$/;
 const ASSET_PATH = /^\/c\/assets\/([0-9A-Za-z._-]+)$/;
+const DASHBOARD_PATH = /^\/dashboard(?:\/[0-9A-Za-z._~/-]*)?$/;
 const TYPES: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
   ".css": "text/css; charset=utf-8",
@@ -44,8 +47,9 @@ export function createCheckoutPages(deps: AppDeps, dist = CHECKOUT_UI_DIST) {
 
   return async function serveCheckoutPage(request: Request, url: URL): Promise<Response | null> {
     const asset = ASSET_PATH.exec(url.pathname);
-    const page = asset ? null : PAGE_PATH.exec(url.pathname);
-    if (!asset && !page) return null;
+    const dashboard = !asset && DASHBOARD_PATH.test(url.pathname);
+    const page = asset || dashboard ? null : PAGE_PATH.exec(url.pathname);
+    if (!asset && !page && !dashboard) return null;
     if (request.method !== "GET" && request.method !== "HEAD") return new Response(null, { status: 405, headers: { allow: "GET, HEAD" } });
     if (asset) {
       const body = await load(join("assets", asset[1]!));
@@ -59,13 +63,14 @@ export function createCheckoutPages(deps: AppDeps, dist = CHECKOUT_UI_DIST) {
         },
       });
     }
-    const html = await load("index.html");
+    const html = await load(dashboard ? "dashboard/index.html" : "index.html");
     if (!html) {
-      return new Response("The checkout page is not built: run `npm run build:checkout`.", {
+      return new Response("The pages are not built: run `npm run build:checkout`.", {
         status: 503,
         headers: { "content-type": "text/plain; charset=utf-8" },
       });
     }
+    if (dashboard) return new Response(new Uint8Array(html), { headers: PAGE_HEADERS });
     let status = 200;
     try {
       await loadCheckout(deps, (page![1] ?? page![2])!);

@@ -2,7 +2,7 @@
 // listeners (checkout pages, dashboards). Only committed rows are ever visible to the query, so a
 // listener never sees a change that could still roll back.
 //
-// Wake-ups: on PostgreSQL a statement trigger on "Event" calls pg_notify, which PostgreSQL delivers
+// Wake-ups: on PostgreSQL a statement trigger on "Event" (a migration's) calls pg_notify, which PostgreSQL delivers
 // only when the inserting transaction commits, to every process listening; a slow poll stays as a
 // safety net. On SQLite (one process) the poll is the only source.
 //
@@ -13,17 +13,7 @@ import pg from "pg";
 import type { Deps } from "../../context.ts";
 import { postgresSchema } from "../../db/client.ts";
 import type { Logger } from "../../shared/logger.ts";
-
-export interface OutboxEvent {
-  seq: number;
-  id: string;
-  organizationId: string;
-  environment: string;
-  type: string;
-  resourceId: string;
-  data: string;
-  createdAt: Date;
-}
+import { type OutboxEvent, eventSeqsAfter, newestEventSeq, outboxEventsAfter } from "./events.store.ts";
 
 export type OutboxListener = (event: OutboxEvent) => void;
 
@@ -64,11 +54,9 @@ export function createEventFeed(deps: Deps & { logger: Logger }, options: EventF
   let listener: PostgresListener | null = null;
 
   async function start() {
-    const newest = await deps.db.event.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } });
-    lastSeq = newest?.seq ?? 0;
+    lastSeq = await newestEventSeq(deps.db);
     // Transactions still open at start hold seqs below the newest: watch the recent holes as gaps.
-    const recent = await deps.db.event.findMany({ where: { seq: { gt: lastSeq - BATCH } }, select: { seq: true } });
-    const seen = new Set(recent.map((r) => r.seq));
+    const seen = new Set(await eventSeqsAfter(deps.db, lastSeq - BATCH));
     for (let seq = Math.max(1, lastSeq - BATCH + 1); seq < lastSeq; seq++) if (!seen.has(seq)) gaps.set(seq, Date.now());
     if (postgres) listener = await listenForCommits(deps, () => void poll());
     ready = true;
@@ -84,12 +72,7 @@ export function createEventFeed(deps: Deps & { logger: Logger }, options: EventF
   async function readOnce(): Promise<number> {
     const now = Date.now();
     for (const [seq, since] of gaps) if (now - since > gapTimeoutMs) gaps.delete(seq);
-    const rows = await deps.db.event.findMany({
-      where: gaps.size ? { OR: [{ seq: { gt: lastSeq } }, { seq: { in: [...gaps.keys()] } }] } : { seq: { gt: lastSeq } },
-      orderBy: { seq: "asc" },
-      take: BATCH,
-      select: { seq: true, id: true, organizationId: true, environment: true, type: true, resourceId: true, data: true, createdAt: true },
-    });
+    const rows = await outboxEventsAfter(deps.db, lastSeq, [...gaps.keys()], BATCH);
     let fresh = 0;
     for (const row of rows) {
       if (row.seq <= lastSeq) {
@@ -164,9 +147,8 @@ interface PostgresListener {
 }
 
 /**
- * LISTEN on a dedicated connection, after making sure the notify trigger exists in this schema.
- * The trigger is installed here rather than in the migration so the generated migrations stay
- * dialect-neutral; it is idempotent and guarded by an advisory lock against concurrent installs.
+ * LISTEN on a dedicated connection. The trigger that notifies is the migration's
+ * (prisma/migrations/postgresql/0005_event_notify_trigger): its payload is the schema's name.
  */
 async function listenForCommits(deps: Deps & { logger: Logger }, wake: () => void): Promise<PostgresListener> {
   const schema = postgresSchema(deps.config.databaseUrl);
@@ -185,7 +167,6 @@ async function listenForCommits(deps: Deps & { logger: Logger }, wake: () => voi
       if (!closed) retry = setTimeout(() => void connect().catch(() => undefined), 1000);
     });
     await next.connect();
-    await installNotifyTrigger(next, schema);
     next.on("notification", (message) => {
       if (message.payload === schema) wake();
     });
@@ -204,30 +185,4 @@ async function listenForCommits(deps: Deps & { logger: Logger }, wake: () => voi
       await client?.end().catch(() => undefined);
     },
   };
-}
-
-async function installNotifyTrigger(client: pg.Client, schema: string) {
-  const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
-  const exists = await client.query(
-    `SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE t.tgname = 'stellar_pay_event_notify' AND n.nspname = $1 AND c.relname = 'Event'`,
-    [schema],
-  );
-  if (exists.rowCount) return;
-  await client.query("BEGIN");
-  try {
-    await client.query("SELECT pg_advisory_xact_lock(hashtext('stellar_pay_event_notify'))");
-    await client.query(
-      `CREATE OR REPLACE FUNCTION ${ident(schema)}.stellar_pay_notify_event() RETURNS trigger LANGUAGE plpgsql AS $$
-       BEGIN PERFORM pg_notify('${NOTIFY_CHANNEL}', TG_TABLE_SCHEMA); RETURN NULL; END $$`,
-    );
-    await client.query(
-      `CREATE OR REPLACE TRIGGER stellar_pay_event_notify AFTER INSERT ON ${ident(schema)}."Event"
-       FOR EACH STATEMENT EXECUTE FUNCTION ${ident(schema)}.stellar_pay_notify_event()`,
-    );
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK");
-    throw error;
-  }
 }

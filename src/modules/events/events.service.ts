@@ -2,19 +2,8 @@
 // so an event exists exactly when its change committed. Workers (webhooks, live updates) read it.
 import type { Deps } from "../../context.ts";
 import type { Tx } from "../../db/client.ts";
-import { takesEvent } from "../webhook-endpoints/webhook-endpoints.service.ts";
-
-export type EventType =
-  | "payment.created"
-  | "payment.completed"
-  | "payment.failed"
-  | "payment.expired"
-  | "invoice.finalized"
-  | "invoice.paid"
-  | "invoice.voided"
-  | "checkout.session.completed"
-  | "checkout.session.expired"
-  | "webhook.test";
+import { type EventType, takesEvent } from "./event-kinds.ts";
+import { type EventRow, insertEventInTransaction } from "./events.store.ts";
 
 /**
  * The outbox row of an event, for callers that write it in a batch transaction. A caller that read
@@ -28,7 +17,7 @@ export function eventRow(
   scope: { organizationId: string; environment: string },
   event: { type: EventType; resourceId: string; data: unknown },
   webhookSubscriptions?: string[][],
-) {
+): EventRow {
   const createdAt = deps.clock.now();
   const unsubscribed = webhookSubscriptions?.every((kinds) => !takesEvent(kinds, event.type)) ?? false;
   return {
@@ -49,5 +38,5 @@ export async function recordEvent(
   scope: { organizationId: string; environment: string },
   event: { type: EventType; resourceId: string; data: unknown },
 ) {
-  return tx.event.create({ data: eventRow(deps, scope, event) });
+  return insertEventInTransaction(tx, eventRow(deps, scope, event));
 }

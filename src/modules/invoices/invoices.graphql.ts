@@ -8,7 +8,7 @@ import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
 import { INVOICE_STATUSES, type InvoiceStatus, createInvoiceSchema } from "./invoices.inputs.ts";
-import { createInvoice, finalizeInvoice, getInvoice, voidInvoice } from "./invoices.service.ts";
+import { createInvoice, finalizeInvoice, getInvoice, sendInvoice, voidInvoice } from "./invoices.service.ts";
 import { invoicesIncluding, listInvoices } from "./invoices.store.ts";
 import { hostedInvoiceUrl } from "./invoices.view.ts";
 
@@ -137,5 +137,12 @@ builder.mutationFields((t) => ({
     type: "Invoice",
     args: { id: t.arg.id({ required: true }) },
     resolve: (_query, _root, args, ctx) => voidInvoice(requireService(ctx), String(args.id)),
+  }),
+  sendInvoice: t.prismaField({
+    type: "Invoice",
+    description:
+      "Mails an open invoice to its customer (who must have an email) and sets sentAt. Sending again mails again and moves sentAt; draft, paid and void invoices are refused (CONFLICT).",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, ctx) => sendInvoice(requireService(ctx), String(args.id)),
   }),
 }));

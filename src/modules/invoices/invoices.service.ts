@@ -5,9 +5,13 @@ import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import { directSql } from "../../db/client.ts";
-import { insertStatement } from "../../db/direct-sql.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
+import { insertEventStatement } from "../events/events.store.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
+import { merchantName } from "../organizations/organizations.store.ts";
+import { findCustomerInScope } from "../customers/customers.service.ts";
+import { queueMailStatement } from "../mail/mail.service.ts";
+import { invoiceMail } from "./invoice-mail.ts";
 import { expirePayment } from "../payments/payment-completion.ts";
 import { isAwaitingPayment } from "../payments/payment-states.ts";
 import { preparePayment, requireCustomer, retryOnMemoCollision } from "../payments/payments.service.ts";
@@ -17,6 +21,7 @@ import type { CreateInvoiceInput, InvoiceStatus } from "./invoices.inputs.ts";
 import { type InvoiceWithDetails, invoiceInclude, invoiceJson } from "./invoices.view.ts";
 import {
   finalizeInvoiceStatement,
+  markInvoiceSentStatement,
   findInvoiceWithDetails,
   findInvoiceWithDetailsIn,
   invoiceMoves,
@@ -109,7 +114,7 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string): Promise<
       ...statements,
       // A concurrent finalize or void wins: this one's session and payment roll back with it.
       finalizeInvoiceStatement(ctx.db, { id, checkoutSessionId: session.id, paymentId: payment.id, now }, notDraft),
-      insertStatement("Event", event),
+      insertEventStatement(ctx.db, event),
     ]);
     return opened;
   });
@@ -130,4 +135,27 @@ export async function voidInvoice(ctx: ServiceContext, id: string): Promise<Invo
     await recordEvent(tx, ctx, result, { type: "invoice.voided", resourceId: id, data: invoiceJson(result, ctx.config.publicUrl) });
     return result;
   });
+}
+
+/**
+ * Mails an open invoice to its customer and sets sent_at, in one transaction with the mail's outbox
+ * row (the mail worker sends it after commit). Sending again is allowed: it mails again and moves
+ * sent_at. Drafts (not final yet), paid and void invoices are refused. No event: the spec's event
+ * kinds have no invoice.sent; the outbox row (GraphQL mailMessages) is the record of the sending.
+ */
+export async function sendInvoice(ctx: ServiceContext, id: string): Promise<InvoiceWithDetails> {
+  const invoice = await getInvoice(ctx, id);
+  const notOpen = () => conflict(`Invoice can only be sent while open (it is ${invoice.status})`);
+  if (!invoiceMoves("send", invoice.status)) throw notOpen();
+  if (!invoice.customerId) throw badRequest("customer_id: the invoice has no customer to send it to");
+  const customer = await findCustomerInScope(ctx, invoice.customerId);
+  if (!customer?.email) throw badRequest("customer email: the invoice's customer has no email address");
+  const mail = invoiceMail(invoice, {
+    merchantName: await merchantName(ctx.db, ctx.scope),
+    recipient: customer.email,
+    publicUrl: ctx.config.publicUrl,
+  });
+  const now = ctx.clock.now();
+  await directSql(ctx.db).batch([markInvoiceSentStatement(ctx.db, id, now, notOpen), queueMailStatement(ctx, ctx.scope, mail)]);
+  return { ...invoice, sentAt: now, updatedAt: now };
 }

@@ -15,11 +15,13 @@ import { type InScope, listOf, type Page, type PageRequest } from "../../db/list
 import { checkoutSessionsByIds } from "../checkout-sessions/checkout-sessions.store.ts";
 import { paymentsByIds } from "../payments/payments.store.ts";
 
-// draft -> open (finalize) -> paid (its payment completed); draft | open -> void.
+// draft -> open (finalize) -> paid (its payment completed); draft | open -> void. Sending (by mail)
+// is no move: an open invoice stays open, and may be sent again.
 const MOVES = {
   finalize: ["draft"],
   pay: ["open"],
   void: ["draft", "open"],
+  send: ["open"],
 } as const satisfies Record<string, readonly InvoiceStatus[]>;
 type Move = keyof typeof MOVES;
 
@@ -80,6 +82,13 @@ const finalize = preparedQuery((q, p: { id: string; checkoutSessionId: string; p
 const pay = preparedQuery((q, p: { id: string; now: Date }) =>
   q.updateTable("Invoice").set({ status: "paid", paidAt: p.now, updatedAt: p.now }).where("id", "=", p.id).where(movesFrom("pay")).returningAll(),
 );
+const markSent = preparedQuery((q, p: { id: string; now: Date }) =>
+  q.updateTable("Invoice").set({ sentAt: p.now, updatedAt: p.now }).where("id", "=", p.id).where(movesFrom("send")),
+);
+
+/** The statement that sets an open invoice's sent_at; the batch fails with `notOpen()` otherwise. */
+export const markInvoiceSentStatement = (db: Db, id: string, now: Date, notOpen: () => Error): Statement =>
+  markSent.statement(typedSql(db), { id, now }, { expect: { changes: 1, error: notOpen } });
 
 /** The invoice `id` of any organization (callers check the scope) with its items in order, payment and checkout session; or null. */
 export async function findInvoiceWithDetails(db: Db, id: string): Promise<InvoiceWithDetails | null> {

@@ -1,10 +1,15 @@
 // Organizations and their per-environment settings: settlement wallet, enabled assets, price table.
-// Used by the operator CLI; the payment services read the settings through loadSettings.
-import { ENVIRONMENTS, type Deps, type Environment, type Scope } from "../../context.ts";
+// Used by the operator CLI and the GraphQL settings; the payment services read the settings through
+// loadSettings.
+import { ENVIRONMENTS, type Deps, type Environment, type Scope, type ServiceContext, inScope } from "../../context.ts";
+import type { LedgerSource } from "../../ledger/ledger-source.ts";
 import { badRequest, notFound } from "../../errors.ts";
-import { type Asset, XLM, isStellarAddress } from "../../shared/assets.ts";
+import { type Asset, XLM, isNative, isStellarAddress, sameAsset } from "../../shared/assets.ts";
 import { AMOUNT_PATTERN } from "../../shared/money.ts";
 import { createApiKey } from "../api-keys/api-keys.service.ts";
+import { actorOf, auditStatement } from "../audit/audit.service.ts";
+import { ownerNoticeStatements } from "../audit/security-notice.ts";
+import { type LoginThrottle, reauthenticateSessionUser } from "../users/reauthentication.ts";
 import { subscribedEvents } from "../webhook-endpoints/webhook-endpoints.service.ts";
 import {
   allOrganizations,
@@ -12,14 +17,27 @@ import {
   insertOrganization,
   merchantDisplayName,
   organizationSettings,
+  saveDisplayName,
   saveEnabledAsset,
   saveExchangeRate,
+  saveOrganizationName,
+  removeEnabledAsset,
   saveSettlementAddress,
 } from "./organizations.store.ts";
 
+const NAME_MAX_LENGTH = 100;
+
+/** A name shown to payers and in mail subjects: trimmed, one line, not empty. */
+function displayableName(field: string, value: string): string {
+  const name = value.trim();
+  if (!name) throw badRequest(`${field} is required`);
+  if (name.length > NAME_MAX_LENGTH) throw badRequest(`${field} must be at most ${NAME_MAX_LENGTH} characters`);
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw badRequest(`${field} must be one line of text`);
+  return name;
+}
+
 export async function createOrganization(deps: Deps, input: { name: string }) {
-  const name = input.name.trim();
-  if (!name) throw badRequest("name is required");
+  const name = displayableName("name", input.name);
   const id = deps.ids.newId("org");
   await insertOrganization(deps.db, { id, name, createdAt: deps.clock.now() });
   return {
@@ -70,14 +88,40 @@ export async function setSettlementWallet(
   );
 }
 
-export async function enableAsset(
-  deps: Deps,
-  input: { organizationId: string; environment: Environment; code: string; issuer: string },
+/**
+ * Sets the caller's environment's settlement wallet. It decides where the merchant's money goes: a
+ * session user gives the password again, and the change is logged and told to every owner, in the
+ * transaction that makes it.
+ */
+export async function setSettlementWalletInScope(
+  ctx: ServiceContext,
+  throttle: LoginThrottle,
+  input: { walletAddress: string; password?: string | null; code?: string | null; clientAddress: string },
 ) {
+  const address = input.walletAddress;
+  if (!isStellarAddress(address)) throw badRequest("address must be a Stellar public key (G...)");
+  await reauthenticateSessionUser(ctx, throttle, { password: input.password, code: input.code, address: input.clientAddress });
+  const actor = await actorOf(ctx);
+  const change = `The ${ctx.scope.environment} settlement wallet was set to ${address}`;
+  await saveSettlementAddress(ctx.db, inScope(ctx.scope), address, ctx.clock.now(), [
+    auditStatement(ctx, actor, { action: "settlement_wallet.changed", resourceId: ctx.scope.organizationId, detail: address }),
+    ...(await ownerNoticeStatements(ctx, actor, change)),
+  ]);
+}
+
+/** A credit asset as enableAsset and disableAsset take it. */
+function creditAsset(input: { code: string; issuer: string }) {
   if (!/^[A-Za-z0-9]{1,12}$/.test(input.code) || input.code === "XLM") {
     throw badRequest("code must be 1 to 12 alphanumeric characters (XLM is always enabled)");
   }
   if (!isStellarAddress(input.issuer)) throw badRequest("issuer must be a Stellar public key (G...)");
+}
+
+export async function enableAsset(
+  deps: Deps,
+  input: { organizationId: string; environment: Environment; code: string; issuer: string },
+) {
+  creditAsset(input);
   await requireOrganization(deps, input.organizationId);
   await saveEnabledAsset(deps.db, {
     organizationId: input.organizationId,
@@ -86,6 +130,20 @@ export async function enableAsset(
     issuer: input.issuer,
     createdAt: deps.clock.now(),
   });
+}
+
+/**
+ * New payments of the environment can no longer be made in the asset, and its rates go with it.
+ * Payments made before keep the assets they were created with.
+ */
+export async function disableAsset(
+  deps: Deps,
+  input: { organizationId: string; environment: Environment; code: string; issuer: string },
+) {
+  creditAsset(input);
+  await requireOrganization(deps, input.organizationId);
+  const removed = await removeEnabledAsset(deps.db, { organizationId: input.organizationId, environment: input.environment }, input);
+  if (!removed) throw badRequest(`asset ${input.code} of issuer ${input.issuer} is not enabled`);
 }
 
 export async function setExchangeRate(
@@ -116,7 +174,10 @@ export async function setExchangeRate(
 
 export interface EnvironmentSettingsView {
   settlementAddress: string | null;
+  /** what payers see: the environment's own display name, else the organization's name */
   displayName: string;
+  /** the environment's own display name, null when it shows the organization's name */
+  ownDisplayName: string | null;
   /** XLM first, then the enabled credit assets */
   enabledAssets: Asset[];
   rates: { currency: string; asset: Asset; price: string }[];
@@ -129,6 +190,7 @@ export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationI
   return {
     settlementAddress: settings?.settlementAddress ?? null,
     displayName: merchantDisplayName(organization, settings),
+    ownDisplayName: settings?.displayName ?? null,
     enabledAssets: [XLM, ...assets.map((r): Asset => ({ code: r.code, issuer: r.issuer }))],
     rates: rates.map((r) => ({
       currency: r.currency,
@@ -137,4 +199,56 @@ export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationI
     })),
     webhookSubscriptions: webhookEvents.map((enabledEvents) => subscribedEvents({ enabledEvents })),
   };
+}
+
+/** The caller's organization with its environment's settings. */
+export async function organizationOfScope(ctx: ServiceContext) {
+  const organization = await requireOrganization(ctx, ctx.scope.organizationId);
+  const settings = await loadSettings(ctx, ctx.scope);
+  return { id: organization.id, name: organization.name, environment: ctx.scope.environment, ...settings };
+}
+
+/**
+ * `name` is the organization's (every environment); `displayName` is what payers see in the
+ * caller's environment instead of it (null: the organization's name again). Absent: unchanged.
+ */
+export async function updateOrganization(ctx: ServiceContext, input: { name?: string; displayName?: string | null }) {
+  const name = input.name === undefined ? undefined : displayableName("name", input.name);
+  const displayName = input.displayName ? displayableName("displayName", input.displayName) : input.displayName;
+  if (name !== undefined) await saveOrganizationName(ctx.db, ctx.scope.organizationId, name);
+  if (displayName !== undefined) await saveDisplayName(ctx.db, inScope(ctx.scope), displayName, ctx.clock.now());
+  return organizationOfScope(ctx);
+}
+
+export interface WalletHealth {
+  address: string;
+  /** null when the ledger could not be asked */
+  accountExists: boolean | null;
+  /** enabled credit assets the account holds no trustline for: payments in them cannot reach it */
+  missingTrustlines: Asset[];
+  healthy: boolean;
+  /** why the ledger could not be asked */
+  error: string | null;
+}
+
+/**
+ * Whether the settlement wallet can receive the environment's payments, asked of its network now:
+ * the account exists and trusts each enabled credit asset. Null when no wallet is set.
+ */
+export async function settlementWalletHealth(
+  ledger: Pick<LedgerSource, "loadAccount">,
+  settings: Pick<EnvironmentSettingsView, "settlementAddress" | "enabledAssets">,
+): Promise<WalletHealth | null> {
+  const address = settings.settlementAddress;
+  if (!address) return null;
+  let account;
+  try {
+    account = await ledger.loadAccount(address);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { address, accountExists: null, missingTrustlines: [], healthy: false, error: `The ledger could not be reached: ${reason}` };
+  }
+  if (!account) return { address, accountExists: false, missingTrustlines: settings.enabledAssets.filter((a) => !isNative(a)), healthy: false, error: null };
+  const missingTrustlines = settings.enabledAssets.filter((asset) => !isNative(asset) && !account.balances.some((b) => sameAsset(b.asset, asset)));
+  return { address, accountExists: true, missingTrustlines, healthy: missingTrustlines.length === 0, error: null };
 }

@@ -7,6 +7,7 @@ import type { Dialect } from "../../config.ts";
 import { type Db, typedSql } from "../../db/client.ts";
 import type { Statement, StatementResult } from "../../db/direct-sql.ts";
 import { type DB, dialectOf, everyColumn, preparedQuery } from "../../db/typed-sql.ts";
+import { liveEndpoint } from "../webhook-endpoints/webhook-endpoints.store.ts";
 
 export type SettingsKey = {
   organizationId: string;
@@ -45,8 +46,8 @@ export function oldestOrganizationNamed(db: Db, name: string): Promise<Organizat
   return typed.first(typed.q.selectFrom("Organization").selectAll().where("name", "=", name).orderBy("createdAt").orderBy("id").limit(1));
 }
 
-/** Creates the environment's settings row if need be, with this settlement wallet. */
-export async function saveSettlementAddress(db: Db, key: SettingsKey, address: string, now: Date): Promise<void> {
+/** Creates the environment's settings row if need be, with this settlement wallet, in one transaction with `alongside`. */
+export async function saveSettlementAddress(db: Db, key: SettingsKey, address: string, now: Date, alongside: Statement[] = []): Promise<void> {
   const typed = typedSql(db);
   await typed.direct.batch([
     typed.statement(
@@ -54,6 +55,27 @@ export async function saveSettlementAddress(db: Db, key: SettingsKey, address: s
         .insertInto("EnvironmentSettings")
         .values({ ...key, settlementAddress: address, invoiceSequence: 0, displayName: null, updatedAt: now })
         .onConflict((oc) => oc.columns(["organizationId", "environment"]).doUpdateSet({ settlementAddress: address, updatedAt: now })),
+    ),
+    ...alongside,
+  ]);
+}
+
+/** Renames the organization; false when there is none. */
+export async function saveOrganizationName(db: Db, id: string, name: string): Promise<boolean> {
+  const typed = typedSql(db);
+  const [result] = await typed.direct.batch([typed.statement(typed.q.updateTable("Organization").set({ name }).where("id", "=", id))]);
+  return result!.changes > 0;
+}
+
+/** Creates the environment's settings row if need be, with this display name (null: the organization's name). */
+export async function saveDisplayName(db: Db, key: SettingsKey, displayName: string | null, now: Date): Promise<void> {
+  const typed = typedSql(db);
+  await typed.direct.batch([
+    typed.statement(
+      typed.q
+        .insertInto("EnvironmentSettings")
+        .values({ ...key, settlementAddress: null, invoiceSequence: 0, displayName, updatedAt: now })
+        .onConflict((oc) => oc.columns(["organizationId", "environment"]).doUpdateSet({ displayName, updatedAt: now })),
     ),
   ]);
 }
@@ -69,6 +91,20 @@ export async function saveEnabledAsset(db: Db, row: EnabledAsset): Promise<void>
         .onConflict((oc) => oc.columns(["organizationId", "environment", "code", "issuer"]).doNothing()),
     ),
   ]);
+}
+
+/** Disables a credit asset with its rates, in one transaction; false when it was not enabled. */
+export async function removeEnabledAsset(db: Db, key: SettingsKey, asset: { code: string; issuer: string }): Promise<boolean> {
+  const typed = typedSql(db);
+  const [removed] = await typed.direct.batch([
+    typed.statement(
+      typed.q.deleteFrom("EnabledAsset").where(ofEnvironment(key)).where("code", "=", asset.code).where("issuer", "=", asset.issuer),
+    ),
+    typed.statement(
+      typed.q.deleteFrom("ExchangeRate").where(ofEnvironment(key)).where("assetCode", "=", asset.code).where("assetIssuer", "=", asset.issuer),
+    ),
+  ]);
+  return removed!.changes > 0;
 }
 
 /** Sets what one unit of an asset costs in a currency. */
@@ -159,12 +195,11 @@ const settingsRead = preparedQuery((q, p: SettingsKey) => {
         .where(ofEnvironment(key))
         .select((eb) => eb.fn.agg(array, [jsonOf(eb, ["currency", "assetCode", "assetIssuer", "price"])]).as("rates"))
         .as("rates"),
-      // The endpoints' own rule of which are live (enabled, not deleted): webhook-endpoints keeps it.
+      // The endpoints' own rule of which are live: webhook-endpoints keeps it.
       eb
         .selectFrom("WebhookEndpoint")
         .where(ofEnvironment(key))
-        .where("WebhookEndpoint.enabled", "=", true)
-        .where("WebhookEndpoint.deletedAt", "is", null)
+        .where(liveEndpoint)
         .select((eb) => eb.fn.agg(array, ["WebhookEndpoint.enabledEvents"]).as("webhookEvents"))
         .as("webhookEvents"),
     ])

@@ -64,7 +64,7 @@ export async function visitPaymentLink(deps: Deps, id: string): Promise<Checkout
   if (!isPaymentLinkActive(link)) throw gone("This payment link is inactive");
   const ctx: ServiceContext = {
     ...deps,
-    scope: { organizationId: link.organizationId, environment: link.environment as Environment, apiKeyId: "" },
+    scope: { organizationId: link.organizationId, environment: link.environment as Environment, principal: { kind: "key", id: "" } },
   };
   const now = ctx.clock.now();
   const draft = await preparePayment(ctx, {

@@ -7,7 +7,7 @@
 import type { Deps } from "../../context.ts";
 import { DomainError } from "../../errors.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { deleteExpiredIdempotencyRecords } from "../../rest/idempotency.ts";
+import { deleteExpiredIdempotencyRecords } from "../idempotency/idempotency.service.ts";
 import { expirePayment } from "./payment-completion.ts";
 import { paymentIdsDueToExpire } from "./payments.store.ts";
 

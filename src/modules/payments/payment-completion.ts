@@ -10,10 +10,12 @@
 import type { CheckoutSession, Payment } from "../../generated/sqlite/client.ts";
 import { type Deps, type ServiceContext, isInScope } from "../../context.ts";
 import { type Db, type Tx, directSql } from "../../db/client.ts";
-import { type BatchStep, type StatementResult, insertStatement } from "../../db/direct-sql.ts";
+import type { BatchStep, StatementResult } from "../../db/direct-sql.ts";
 import { conflict, notFound } from "../../errors.ts";
 import type { Asset } from "../../shared/assets.ts";
-import { type EventType, eventRow, recordEvent } from "../events/events.service.ts";
+import type { EventType } from "../events/event-kinds.ts";
+import { eventRow, recordEvent } from "../events/events.service.ts";
+import { insertEventStatement } from "../events/events.store.ts";
 import {
   checkoutSessionMoves,
   checkoutSessionsOfPayments,
@@ -25,7 +27,7 @@ import { checkoutSessionJson } from "../checkout-sessions/checkout-sessions.view
 import { type InvoiceWithItems, openInvoicesOfPayments, paidInvoiceOf, payInvoiceStatement } from "../invoices/invoices.store.ts";
 import { invoiceJson } from "../invoices/invoices.view.ts";
 import { completePaymentStatement, completedPaymentOf, expireAwaitingPayment, paymentById } from "./payments.store.ts";
-import type { CompletePaymentInput } from "./payments.inputs.ts";
+import type { ManualCompletionInput } from "./payments.inputs.ts";
 import { recordPaymentEvent } from "./payments.service.ts";
 import { paymentEvent } from "./payments.view.ts";
 
@@ -44,6 +46,8 @@ export interface CompletionDetails {
    * is, and must be one the ledger completes (payment-states.ts). From `expired` it is marked `late`.
    */
   from?: string;
+  /** why a person completed it by hand (kept on the payment) */
+  manualCompletionReason?: string | null;
 }
 
 /** What a completion carries its change to, read before the batch that writes it. */
@@ -88,7 +92,7 @@ export function appendCompletion(
   const { publicUrl } = deps.config;
   const movedMeanwhile = { changes: 1, error: () => conflict("Payment changed while it was being completed") };
   const event = (scope: { organizationId: string; environment: string }, data: { type: EventType; resourceId: string; data: unknown }) =>
-    insertStatement("Event", eventRow(deps, scope, data));
+    insertEventStatement(db, eventRow(deps, scope, data));
 
   const paymentAt = steps.length;
   steps.push(completePaymentStatement(db, paymentId, { ...details, from: details.from ?? "pending", now }));
@@ -157,9 +161,12 @@ export async function expirePayment(tx: Tx, deps: MoveDeps, payment: Pick<Paymen
   return expired;
 }
 
-/** REST `POST /payments/{id}/complete` and GraphQL `markPaymentCompleted`: pending -> completed. */
-export async function markPaymentCompleted(ctx: ServiceContext, id: string, input: CompletePaymentInput): Promise<Payment> {
+/**
+ * REST `POST /payments/{id}/complete` and GraphQL `markPaymentCompleted`: pending -> completed. Only
+ * GraphQL takes a reason (the dashboard asks for one); REST's body is the spec's.
+ */
+export async function markPaymentCompleted(ctx: ServiceContext, id: string, input: ManualCompletionInput): Promise<Payment> {
   const payment = await paymentById(ctx.db, id);
   if (!payment || !isInScope(payment, ctx.scope)) throw notFound();
-  return completePayment(ctx, payment, { txHash: input.tx_hash, payerAddress: input.payer_address });
+  return completePayment(ctx, payment, { txHash: input.tx_hash, payerAddress: input.payer_address, manualCompletionReason: input.reason });
 }

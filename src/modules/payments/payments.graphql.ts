@@ -44,6 +44,7 @@ export const PaymentType = builder.prismaObject("Payment", {
     amountReceived: t.string({ resolve: (p) => formatStroops(p.amountReceived) }),
     late: t.exposeBoolean("late"),
     failureReason: t.exposeString("failureReason", { nullable: true }),
+    manualCompletionReason: t.exposeString("manualCompletionReason", { nullable: true, description: "why it was marked completed by hand" }),
     pricingCurrency: t.exposeString("pricingCurrency", { nullable: true }),
     pricingAmount: t.exposeString("pricingAmount", { nullable: true }),
   }),
@@ -64,8 +65,21 @@ builder.queryFields((t) => ({
   }),
   payments: t.connection({
     type: PaymentType,
-    args: { status: t.arg({ type: PaymentStatusEnum }), customerId: t.arg.string() },
-    resolve: (_root, args, ctx, info) => paymentConnection(ctx, info, args, { status: args.status, customerId: args.customerId || null }),
+    args: {
+      status: t.arg({ type: PaymentStatusEnum }),
+      customerId: t.arg.string(),
+      createdFrom: t.arg({ type: "DateTime", description: "created at or after" }),
+      createdTo: t.arg({ type: "DateTime", description: "created before" }),
+      search: t.arg.string({ description: "a payment id (pay_...) or a transaction hash, exactly" }),
+    },
+    resolve: (_root, args, ctx, info) =>
+      paymentConnection(ctx, info, args, {
+        status: args.status,
+        customerId: args.customerId || null,
+        createdFrom: args.createdFrom,
+        createdTo: args.createdTo,
+        search: args.search?.trim() || null,
+      }),
   }),
 }));
 

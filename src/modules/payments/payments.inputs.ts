@@ -67,4 +67,9 @@ export const completePaymentSchema = z.strictObject({
     .optional(),
 });
 
-export type CompletePaymentInput = z.output<typeof completePaymentSchema>;
+/** GraphQL's manual completion: REST's body and why a person marks it completed (kept on the payment). */
+export const manualCompletionSchema = completePaymentSchema.extend({
+  reason: z.string().trim().min(1, { error: "must not be empty" }).max(500, { error: "must be at most 500 characters" }).nullable().optional(),
+});
+
+export type ManualCompletionInput = z.output<typeof manualCompletionSchema>;

@@ -4,7 +4,7 @@
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { type Tx, directSql } from "../../db/client.ts";
-import { type Statement, insertStatement } from "../../db/direct-sql.ts";
+import type { Statement } from "../../db/direct-sql.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../shared/assets.ts";
 import { MAX_AMOUNT, MAX_STROOPS, convertToStroops, normalizeDecimal } from "../../shared/money.ts";
@@ -12,9 +12,10 @@ import { networkPassphraseFor } from "../../shared/network.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import { type EnvironmentSettingsView, loadSettings } from "../organizations/organizations.service.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
+import { insertEventStatement } from "../events/events.store.ts";
 import { findCustomerInScope } from "../customers/customers.service.ts";
 import type { CreatePaymentInput, PaymentStatus, SourceType } from "./payments.inputs.ts";
-import { insertPaymentStatement, paymentById } from "./payments.store.ts";
+import { insertPaymentStatement, paymentById, paymentTotals } from "./payments.store.ts";
 import { type PaymentEventType, paymentEvent } from "./payments.view.ts";
 
 const DEFAULT_EXPIRY_MINUTES = 60;
@@ -138,6 +139,7 @@ function newPaymentRow(ctx: ServiceContext, draft: PaymentDraft, sourceType: Sou
     networkPassphrase: networkPassphraseFor(ctx.scope.environment),
     memoId: ctx.ids.newMemoId(),
     failureReason: null,
+    manualCompletionReason: null,
     createdAt: now,
     updatedAt: now,
   };
@@ -152,7 +154,7 @@ export function newPaymentWrites(
 ): { payment: Payment; statements: Statement[] } {
   const payment = newPaymentRow(ctx, draft, sourceType, now);
   const event = eventRow(ctx, payment, paymentEvent(payment, "payment.created", ctx.config.publicUrl), draft.webhookSubscriptions);
-  return { payment, statements: [insertPaymentStatement(ctx.db, payment), insertStatement("Event", event)] };
+  return { payment, statements: [insertPaymentStatement(ctx.db, payment), insertEventStatement(ctx.db, event)] };
 }
 
 /** Writes the event of a payment's move in the caller's Prisma transaction. */
@@ -197,4 +199,13 @@ export async function getPayment(ctx: ServiceContext, id: string): Promise<Payme
   const payment = await paymentById(ctx.db, id);
   if (!payment || !isInScope(payment, ctx.scope)) throw notFound();
   return payment;
+}
+
+/**
+ * The home screen's totals over [from, to): the payments created in it, counted per status, and the
+ * amount of the completed ones per settlement asset (what was asked, not overpayments).
+ */
+export async function dashboardTotals(ctx: ServiceContext, range: { from: Date; to: Date }) {
+  if (range.from >= range.to) throw badRequest("to must be later than from");
+  return paymentTotals(ctx, range);
 }

@@ -168,6 +168,7 @@ type CompletionParams = {
   received: bigint;
   from: string;
   late: boolean;
+  manualCompletionReason: string | null;
 };
 
 const complete = preparedQuery((q, p: CompletionParams) =>
@@ -190,6 +191,7 @@ const complete = preparedQuery((q, p: CompletionParams) =>
       amountReceived: addStroops("amountReceived", p.received),
       late: sql<boolean>`${sql.ref("late")} OR ${p.late}`,
       failureReason: null,
+      manualCompletionReason: p.manualCompletionReason,
     }))
     .where("id", "=", p.id)
     .where("status", "=", p.from)
@@ -205,6 +207,8 @@ export interface CompletionChange {
   paidAsset?: Asset | null;
   /** stroops that arrived with this completion, added to amount_received */
   received?: bigint;
+  /** why a person completed it by hand; null for the ledger's completions */
+  manualCompletionReason?: string | null;
 }
 
 /**
@@ -226,6 +230,7 @@ export function completePaymentStatement(db: Db, paymentId: string, change: Comp
       received: capStroops(change.received ?? 0n),
       from: change.from,
       late: completesLate(change.from),
+      manualCompletionReason: change.manualCompletionReason ?? null,
     },
     { expect: { changes: 1, error: () => conflict("Payment is not pending") } },
   );
@@ -271,12 +276,28 @@ export async function recordFailedAttempt(
 export interface PaymentFilters {
   status?: PaymentStatus | null;
   customerId?: string | null;
+  /** created at or after */
+  createdFrom?: Date | null;
+  /** created before */
+  createdTo?: Date | null;
+  /** the payment's id or its transaction hash, exactly */
+  search?: string | null;
 }
 
-/** The payments a list shows: the caller's, of the status and customer asked for (REST and GraphQL). */
+/**
+ * The payments a list shows: the caller's, of the status, customer, creation range and id or
+ * transaction hash asked for (REST and GraphQL). The range bounds createdAt, the third column of the
+ * list's index (organizationId, environment, createdAt, id), so it narrows the seek.
+ */
 const paymentsMatching = listOf<"Payment", InScope<PaymentFilters>>({
   table: "Payment",
-  where: (eb, f) => eb.and({ ...inScope(f), status: f.status, customerId: f.customerId }),
+  where: (eb, f) =>
+    eb.and([
+      eb.and({ ...inScope(f), status: f.status, customerId: f.customerId }),
+      ...(f.createdFrom === undefined ? [] : [eb("createdAt", ">=", f.createdFrom)]),
+      ...(f.createdTo === undefined ? [] : [eb("createdAt", "<", f.createdTo)]),
+      ...(f.search === undefined ? [] : [eb.or([eb("id", "=", f.search), eb("txHash", "=", f.search)])]),
+    ]),
 });
 
 export const listPayments = (ctx: ServiceContext, filters: PaymentFilters, page: PageRequest) =>
@@ -292,4 +313,45 @@ const paymentsWithIds = preparedQuery((q, p: { ids: unknown }) => q.selectFrom("
 export async function paymentsByIds(sql: TypedSql, ids: string[]) {
   const rows = ids.length ? await paymentsWithIds.all(sql, { ids: sql.direct.listParam(ids) }) : [];
   return new Map(rows.map((payment) => [payment.id, payment]));
+}
+
+/**
+ * The caller's payments created in [from, to): how many per status, and the amount of the completed
+ * ones per settlement asset (stroops), in all and per UTC day. Three grouped reads on the list's index.
+ */
+export async function paymentTotals(ctx: ServiceContext, range: { from: Date; to: Date }) {
+  const typed = typedSql(ctx.db);
+  const inRange = typed.q
+    .selectFrom("Payment")
+    .where("organizationId", "=", ctx.scope.organizationId)
+    .where("environment", "=", ctx.scope.environment)
+    .where("createdAt", ">=", range.from)
+    .where("createdAt", "<", range.to);
+  const completed = inRange.where("status", "=", "completed" satisfies PaymentStatus);
+  // The UTC day of createdAt: SQLite stores ISO text (its first 10 characters), PostgreSQL UTC timestamps.
+  const day = typed.dialect === "postgresql" ? sql<string>`to_char("createdAt", 'YYYY-MM-DD')` : sql<string>`substr("createdAt", 1, 10)`;
+  const [counts, volumes, daily] = await Promise.all([
+    typed.all(inRange.select((eb) => ["status", eb.fn.countAll().as("count")]).groupBy("status")),
+    typed.all(
+      completed
+        .select((eb) => ["settlementAssetCode", "settlementAssetIssuer", eb.fn.sum("amount").as("amount")])
+        .groupBy(["settlementAssetCode", "settlementAssetIssuer"]),
+    ),
+    typed.all(
+      completed
+        .select((eb) => [day.as("day"), "settlementAssetCode", "settlementAssetIssuer", eb.fn.sum("amount").as("amount")])
+        .groupBy([day, "settlementAssetCode", "settlementAssetIssuer"])
+        .orderBy(day),
+    ),
+  ]);
+  const assetOf = (row: { settlementAssetCode: string; settlementAssetIssuer: string | null }): Asset => ({
+    code: row.settlementAssetCode,
+    issuer: row.settlementAssetIssuer,
+  });
+  return {
+    // PostgreSQL answers counts and sums of bigint as text, SQLite as numbers.
+    counts: counts.map((row) => ({ status: row.status as PaymentStatus, count: Number(row.count) })),
+    volumes: volumes.map((row) => ({ asset: assetOf(row), amount: BigInt(String(row.amount)) })),
+    daily: daily.map((row) => ({ day: row.day, asset: assetOf(row), amount: BigInt(String(row.amount)) })),
+  };
 }

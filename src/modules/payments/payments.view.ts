@@ -1,7 +1,7 @@
 // The spec's Payment JSON (object "payment_intent"), built in one place for REST and webhooks.
 import { z } from "zod";
 import type { Payment } from "../../generated/sqlite/client.ts";
-import type { EventType } from "../events/events.service.ts";
+import type { EventType } from "../events/event-kinds.ts";
 import { assetRef, parseAssetList } from "../../shared/assets.ts";
 import { amountJsonSchema, assetRefJsonSchema, metadataJsonSchema, timestampJsonSchema } from "../../shared/json-schemas.ts";
 import { formatStroops } from "../../shared/money.ts";
@@ -78,7 +78,8 @@ export type PaymentEventType = Extract<EventType, `payment.${string}`>;
 /**
  * The event of a payment's move, whoever moves it (creation, the ledger, manual completion, a failed
  * attempt, expiry, voiding its invoice): its data is the payment as the API shows it after the move.
+ * webhook.test carries a sample payment the same way.
  */
-export function paymentEvent(payment: Payment, type: PaymentEventType, publicUrl: string) {
+export function paymentEvent(payment: Payment, type: PaymentEventType | "webhook.test", publicUrl: string) {
   return { type, resourceId: payment.id, data: paymentJson(payment, publicUrl) };
 }

@@ -1,4 +1,4 @@
-import { builder } from "../../graphql/builder.ts";
+import { needs, builder } from "../../graphql/builder.ts";
 import type { GraphQLResolveInfo } from "graphql";
 import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
 import { type GraphQLContext, requireService } from "../../graphql/context.ts";
@@ -61,12 +61,14 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   retryWebhookDelivery: t.prismaField({
+    ...needs("developer"),
     type: "WebhookDelivery",
     description: "makes the delivery due now; the dispatcher sends it at once",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_query, _root, { id }, ctx) => retryWebhookDelivery(requireService(ctx), String(id)),
   }),
   sendTestWebhook: t.prismaField({
+    ...needs("developer"),
     type: "WebhookDelivery",
     description: "sends a webhook.test event (sample payment, metadata service_test = \"true\") to this endpoint",
     args: { endpointId: t.arg.id({ required: true }) },

@@ -1,18 +1,22 @@
 // The delivery log (one row per event and endpoint, with its attempts), manual retries and test
 // events. Sending itself is the dispatcher's (src/webhooks/dispatcher.ts).
-import type { Prisma } from "../../generated/sqlite/client.ts";
+import type { Payment } from "../../generated/sqlite/client.ts";
 import { type ServiceContext, inScope } from "../../context.ts";
 import { conflict, notFound } from "../../errors.ts";
+import { XLM, serializeAssetList } from "../../shared/assets.ts";
+import { networkPassphraseFor } from "../../shared/network.ts";
+import { serializeMetadata } from "../../shared/validation.ts";
 import { deliveryBody } from "../../webhooks/delivery-body.ts";
-import { recordEvent } from "../events/events.service.ts";
+import { eventRow } from "../events/events.service.ts";
+import { insertEventInTransaction } from "../events/events.store.ts";
+import { loadSettings } from "../organizations/organizations.service.ts";
+import { paymentEvent } from "../payments/payments.view.ts";
 import { getWebhookEndpoint } from "../webhook-endpoints/webhook-endpoints.service.ts";
 import type { DeliveryStatus } from "./webhook-deliveries.inputs.ts";
-import type { DeliveryWithAttempts } from "./webhook-deliveries.store.ts";
-
-const withAttempts = { attempts: { orderBy: { number: "asc" } } } satisfies Prisma.WebhookDeliveryInclude;
+import { type DeliveryWithAttempts, findWebhookDelivery, insertDeliveryInTransaction, makeDeliveryDueNow } from "./webhook-deliveries.store.ts";
 
 export async function getWebhookDelivery(ctx: ServiceContext, id: string): Promise<DeliveryWithAttempts> {
-  const delivery = await ctx.db.webhookDelivery.findFirst({ where: { id, ...inScope(ctx.scope) }, include: withAttempts });
+  const delivery = await findWebhookDelivery(ctx.db, ctx.scope, id);
   if (!delivery) throw notFound();
   return delivery;
 }
@@ -23,41 +27,50 @@ export async function getWebhookDelivery(ctx: ServiceContext, id: string): Promi
  */
 export async function retryWebhookDelivery(ctx: ServiceContext, id: string): Promise<DeliveryWithAttempts> {
   await getWebhookDelivery(ctx, id);
-  const now = ctx.clock.now();
-  const { count } = await ctx.db.webhookDelivery.updateMany({
-    where: { id, OR: [{ leaseUntil: null }, { leaseUntil: { lt: now } }] },
-    data: { status: "pending" satisfies DeliveryStatus, nextRetryAt: now, leaseUntil: null, updatedAt: now },
-  });
-  if (count === 0) throw conflict("Delivery is being sent right now");
+  if (!(await makeDeliveryDueNow(ctx.db, id, ctx.clock.now()))) throw conflict("Delivery is being sent right now");
   return getWebhookDelivery(ctx, id);
 }
 
-/** Sample payment data for webhook.test, marked by metadata service_test = "true". */
-function samplePayment(ctx: ServiceContext, now: Date) {
-  const id = ctx.ids.newId("pay");
+/** Where a sample payment is paid when the environment has no settlement wallet yet: a valid address, nobody's wallet here. */
+const SAMPLE_SETTLEMENT_ADDRESS = "GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7";
+
+/**
+ * A completed payment of 10 XLM (priced 1 USD) for webhook.test, marked by metadata service_test =
+ * "true" and never stored. Its JSON is built like every payment's (paymentEvent), so a receiver
+ * sees the fields live events have, payment_instructions included (to the environment's wallet).
+ */
+async function samplePayment(ctx: ServiceContext, now: Date): Promise<Payment> {
+  const { settlementAddress } = await loadSettings(ctx, ctx.scope);
+  const tenXlm = 100_000_000n;
   return {
-    id,
-    object: "payment_intent",
-    amount: "10.0000000",
-    settlement_asset: { asset_code: "XLM", issuer_address: null },
-    allowed_assets: [{ asset_code: "XLM", issuer_address: null }],
-    paid_asset: { asset_code: "XLM", issuer_address: null },
+    id: ctx.ids.newId("pay"),
+    ...inScope(ctx.scope),
+    amount: tenXlm,
+    settlementAssetCode: XLM.code,
+    settlementAssetIssuer: XLM.issuer,
+    allowedAssets: serializeAssetList([XLM]),
+    paidAssetCode: XLM.code,
+    paidAssetIssuer: XLM.issuer,
     status: "completed",
     description: "Test webhook",
-    metadata: { service_test: "true" },
-    checkout_url: `${ctx.config.publicUrl}/c/${id}`,
-    source_type: "direct",
-    customer_id: null,
-    payer_address: null,
-    tx_hash: null,
-    confirmed_at: now.toISOString(),
-    expires_at: null,
-    created_at: now.toISOString(),
-    amount_received: "10.0000000",
+    metadata: serializeMetadata({ service_test: "true" }),
+    sourceType: "direct",
+    customerId: null,
+    payerAddress: null,
+    txHash: null,
+    confirmedAt: now,
+    expiresAt: null,
+    pricingCurrency: "USD",
+    pricingAmount: "1.0000000",
+    amountReceived: tenXlm,
     late: false,
-    failure_reason: null,
-    pricing_currency: "USD",
-    pricing_amount: "1.0000000",
+    settlementAddress: settlementAddress ?? SAMPLE_SETTLEMENT_ADDRESS,
+    networkPassphrase: networkPassphraseFor(ctx.scope.environment),
+    memoId: ctx.ids.newMemoId(),
+    failureReason: null,
+    manualCompletionReason: null,
+    createdAt: now,
+    updatedAt: now,
   };
 }
 
@@ -68,23 +81,21 @@ function samplePayment(ctx: ServiceContext, now: Date) {
 export async function sendTestWebhook(ctx: ServiceContext, endpointId: string): Promise<DeliveryWithAttempts> {
   const endpoint = await getWebhookEndpoint(ctx, endpointId);
   const now = ctx.clock.now();
-  const data = samplePayment(ctx, now);
+  const row = eventRow(ctx, ctx.scope, paymentEvent(await samplePayment(ctx, now), "webhook.test", ctx.config.publicUrl));
+  // Born fanned out: the worker gives it to no endpoint; its one delivery is made here.
   const delivery = await ctx.db.$transaction(async (tx) => {
-    const event = await recordEvent(tx, ctx, ctx.scope, { type: "webhook.test", resourceId: data.id, data });
-    await tx.event.update({ where: { id: event.id }, data: { fannedOutAt: now } });
-    return tx.webhookDelivery.create({
-      data: {
-        id: ctx.ids.newId("whd"),
-        ...inScope(ctx.scope),
-        endpointId: endpoint.id,
-        eventId: event.id,
-        eventType: event.type,
-        status: "pending" satisfies DeliveryStatus,
-        nextRetryAt: now,
-        requestPayload: deliveryBody(event),
-        createdAt: now,
-        updatedAt: now,
-      },
+    const event = await insertEventInTransaction(tx, { ...row, fannedOutAt: row.createdAt });
+    return insertDeliveryInTransaction(tx, {
+      id: ctx.ids.newId("whd"),
+      ...inScope(ctx.scope),
+      endpointId: endpoint.id,
+      eventId: event.id,
+      eventType: event.type,
+      status: "pending" satisfies DeliveryStatus,
+      nextRetryAt: now,
+      requestPayload: deliveryBody(event),
+      createdAt: now,
+      updatedAt: now,
     });
   });
   return { ...delivery, attempts: [] };

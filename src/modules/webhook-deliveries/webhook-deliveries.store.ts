@@ -1,13 +1,216 @@
-// The WebhookDelivery aggregate's reads and writes (with its attempts).
-import { type ServiceContext, inScope } from "../../context.ts";
-import type { WebhookAttempt, WebhookDelivery } from "../../generated/sqlite/client.ts";
-import { typedSql } from "../../db/client.ts";
+// Every read and write of the WebhookDelivery table and its WebhookAttempt rows. The API's reads of
+// one delivery are Prisma; the lists and the webhook worker's statements (webhooks/dispatcher.ts,
+// which runs after every write) are typed and prepared (db/typed-sql.ts). Rows of any number travel
+// as one JSON parameter (DirectSql.insertJsonRows), so those statements stay prepared too.
+//
+// When a delivery is due is ONE condition, `dueForDelivery`, and whether a worker holds it is ONE,
+// `leaseFree`: the worker's "anything to do?", its claim and the manual retry all use them.
+import type { ExpressionBuilder } from "kysely";
+import type { Prisma, WebhookAttempt, WebhookDelivery } from "../../generated/sqlite/client.ts";
+import { type ServiceContext, type Scope, inScope } from "../../context.ts";
+import { type Db, type Tx, typedSql } from "../../db/client.ts";
+import type { Row, Statement } from "../../db/direct-sql.ts";
 import { type InScope, type Page, type PageRequest, listOf } from "../../db/list-page.ts";
-import { inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { type DB, type TypedSql, dialectOf, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { notFannedOut } from "../events/events.store.ts";
 import type { DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 
 /** A delivery with its attempts in order, as the delivery log shows it. */
 export type DeliveryWithAttempts = WebhookDelivery & { attempts: WebhookAttempt[] };
+
+type Deliveries = ExpressionBuilder<DB, "WebhookDelivery">;
+
+/** No worker holds the delivery: never leased, or its lease ran out (the worker died) at `now` or before. */
+export const leaseFree = (eb: Deliveries, now: Date) =>
+  eb.or([eb("WebhookDelivery.leaseUntil", "is", null), eb("WebhookDelivery.leaseUntil", "<=", now)]);
+
+/** Due for delivery at `now`: pending, its (retry) time reached, and no worker holding it. */
+export const dueForDelivery = (eb: Deliveries, now: Date) =>
+  eb.and([
+    eb("WebhookDelivery.status", "=", "pending" satisfies DeliveryStatus),
+    eb("WebhookDelivery.nextRetryAt", "<=", now),
+    leaseFree(eb, now),
+  ]);
+
+// ---- one delivery (the API)
+
+const withAttempts = { attempts: { orderBy: { number: "asc" } } } satisfies Prisma.WebhookDeliveryInclude;
+
+/** The scope's delivery `id` with its attempts, or null. */
+export const findWebhookDelivery = (db: Db, scope: Pick<Scope, "organizationId" | "environment">, id: string): Promise<DeliveryWithAttempts | null> =>
+  db.webhookDelivery.findFirst({ where: { id, ...inScope(scope) }, include: withAttempts });
+
+/** Inserts a delivery in a Prisma transaction (the test webhook's, with its event). */
+export const insertDeliveryInTransaction = (tx: Tx, row: Prisma.WebhookDeliveryUncheckedCreateInput): Promise<WebhookDelivery> =>
+  tx.webhookDelivery.create({ data: row });
+
+const dueNow = preparedQuery((q, p: { id: string; now: Date }) =>
+  q
+    .updateTable("WebhookDelivery")
+    .set({ status: "pending" satisfies DeliveryStatus, nextRetryAt: p.now, leaseUntil: null, updatedAt: p.now })
+    .where("id", "=", p.id)
+    .where((eb) => leaseFree(eb, p.now)),
+);
+
+/** Makes the delivery pending and due at `now`, unless a worker holds it; whether it did. */
+export async function makeDeliveryDueNow(db: Db, id: string, now: Date): Promise<boolean> {
+  const typed = typedSql(db);
+  const [result] = await typed.direct.batch([dueNow.statement(typed, { id, now })]);
+  return result!.changes === 1;
+}
+
+// ---- the webhook worker
+
+const workWaiting = preparedQuery((q, p: { now: Date }) =>
+  q.selectNoFrom((eb) => [
+    eb.exists(eb.selectFrom("Event").select("Event.seq").where(notFannedOut)).as("events"),
+    eb.exists(eb.selectFrom("WebhookDelivery").select("WebhookDelivery.id").where((d) => dueForDelivery(d, p.now))).as("due"),
+  ]),
+);
+
+/** Whether events wait for fan-out and deliveries are due: what a worker's cycle starts with, one read. */
+export async function webhookWorkWaiting(sql: TypedSql, now: Date): Promise<{ events: boolean; due: boolean }> {
+  const [work] = await workWaiting.all(sql, { now });
+  // PostgreSQL answers booleans, SQLite 0 or 1.
+  return { events: Boolean(Number(work!.events)), due: Boolean(Number(work!.due)) };
+}
+
+const claim = preparedQuery((q, p: { now: Date; leaseUntil: Date; limit: number }) => {
+  const due = q
+    .selectFrom("WebhookDelivery")
+    .select("id")
+    .where((eb) => dueForDelivery(eb, p.now))
+    .orderBy("nextRetryAt")
+    .limit(p.limit);
+  // One conditional UPDATE: SQLite runs it atomically; PostgreSQL skips rows another worker is claiming.
+  const claimable = dialectOf(q) === "postgresql" ? due.forUpdate().skipLocked() : due;
+  return q.updateTable("WebhookDelivery").set({ leaseUntil: p.leaseUntil }).where("id", "in", claimable).returningAll();
+});
+
+/** Leases up to `limit` due deliveries until `leaseUntil`, as a batch step returning them. */
+export const claimDueDeliveriesStatement = (sql: TypedSql, now: Date, leaseUntil: Date, limit: number): Statement =>
+  claim.statement(sql, { now, leaseUntil, limit });
+
+/** The deliveries a claimDueDeliveriesStatement step returned. */
+export const claimedDeliveryRows = (sql: TypedSql, rows: Row[]): WebhookDelivery[] => claim.rowsOf(sql, rows);
+
+/** A delivery as fan-out creates it: pending and due at once. */
+export type NewDelivery = Pick<
+  WebhookDelivery,
+  "id" | "organizationId" | "environment" | "endpointId" | "eventId" | "eventType" | "requestPayload" | "createdAt"
+>;
+
+/** Columns written from JSON rows, with their PostgreSQL types (SQLite takes the JSON values as they are). */
+const DELIVERY_COLUMNS = {
+  id: "text",
+  organizationId: "text",
+  environment: "text",
+  endpointId: "text",
+  eventId: "text",
+  eventType: "text",
+  status: "text",
+  nextRetryAt: "timestamp",
+  requestPayload: "text",
+  createdAt: "timestamp",
+  updatedAt: "timestamp",
+};
+const ATTEMPT_COLUMNS = {
+  deliveryId: "text",
+  number: "integer",
+  startedAt: "timestamp",
+  durationMs: "integer",
+  responseCode: "integer",
+  responseBody: "text",
+  error: "text",
+};
+
+/** Inserts the deliveries, any number, as one batch step. */
+export function insertDeliveriesStatement(sql: TypedSql, deliveries: NewDelivery[]): Statement {
+  const rows = deliveries.map((d): Record<keyof typeof DELIVERY_COLUMNS, string> => {
+    const stamp = sql.direct.storedDate(d.createdAt);
+    return { ...d, status: "pending" satisfies DeliveryStatus, nextRetryAt: stamp, createdAt: stamp, updatedAt: stamp };
+  });
+  return { text: sql.direct.insertJsonRows("WebhookDelivery", DELIVERY_COLUMNS), params: [JSON.stringify(rows)] };
+}
+
+/** Inserts the attempts, any number, as one batch step. */
+export function insertAttemptsStatement(sql: TypedSql, attempts: WebhookAttempt[]): Statement {
+  const rows = attempts.map((a) => ({ ...a, startedAt: sql.direct.storedDate(a.startedAt) }));
+  return { text: sql.direct.insertJsonRows("WebhookAttempt", ATTEMPT_COLUMNS), params: [JSON.stringify(rows)] };
+}
+
+/** What an attempt's result sets on its delivery. */
+export type DeliveryResult = {
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextRetryAt: Date | null;
+  responseCode: number | null;
+  responseBody: string | null;
+  lastError: string | null;
+  updatedAt: Date;
+};
+
+const record = preparedQuery((q, p: DeliveryResult & { ids: unknown; attemptsBefore: number }) =>
+  q
+    .updateTable("WebhookDelivery")
+    .set({
+      status: p.status,
+      attemptCount: p.attemptCount,
+      nextRetryAt: p.nextRetryAt,
+      responseCode: p.responseCode,
+      responseBody: p.responseBody,
+      lastError: p.lastError,
+      leaseUntil: null,
+      updatedAt: p.updatedAt,
+    })
+    .where(inListParam(q, "id", p.ids))
+    .where("attemptCount", "=", p.attemptsBefore),
+);
+
+/**
+ * Writes one result to these deliveries and releases them, as a batch step, where they still have
+ * `attemptsBefore` attempts (a worker that took a delivery over may have recorded this attempt).
+ */
+export const recordResultStatement = (
+  sql: TypedSql,
+  ids: string[],
+  attemptsBefore: number,
+  result: DeliveryResult,
+  options?: Pick<Statement, "expect">,
+): Statement => record.statement(sql, { ...result, ids: sql.direct.listParam(ids), attemptsBefore }, options);
+
+const failWithoutAttempt = preparedQuery((q, p: { id: string; attemptsBefore: number; reason: string; now: Date }) =>
+  q
+    .updateTable("WebhookDelivery")
+    .set({ status: "failed" satisfies DeliveryStatus, nextRetryAt: null, lastError: p.reason, leaseUntil: null, updatedAt: p.now })
+    .where("id", "=", p.id)
+    .where("attemptCount", "=", p.attemptsBefore),
+);
+
+/** Fails a claimed delivery that is not sent (its endpoint is no longer live), releasing it. */
+export async function failDeliveryWithoutAttempt(sql: TypedSql, delivery: Pick<WebhookDelivery, "id" | "attemptCount">, reason: string, now: Date) {
+  await sql.direct.batch([failWithoutAttempt.statement(sql, { id: delivery.id, attemptsBefore: delivery.attemptCount, reason, now })]);
+}
+
+// ---- the deliveries of one resource's events (the dashboard's payment detail)
+
+const ofResource = preparedQuery((q, p: { organizationId: string; environment: string; resourceId: string }) =>
+  q
+    .selectFrom("WebhookDelivery")
+    .innerJoin("Event", "Event.id", "WebhookDelivery.eventId")
+    .selectAll("WebhookDelivery")
+    .where("Event.resourceId", "=", p.resourceId)
+    .where("Event.organizationId", "=", p.organizationId)
+    .where("Event.environment", "=", p.environment)
+    .orderBy("Event.seq", "asc")
+    .orderBy("WebhookDelivery.endpointId", "asc"),
+);
+
+/** The scope's deliveries of the events of `resourceId` (a payment's, say), in the order of its events. */
+export const deliveriesOfResource = (db: Db, scope: Pick<Scope, "organizationId" | "environment">, resourceId: string): Promise<WebhookDelivery[]> =>
+  ofResource.all(typedSql(db), { organizationId: scope.organizationId, environment: scope.environment, resourceId });
+
+// ---- lists (db/list-page.ts)
 
 export interface WebhookDeliveryFilters {
   endpointId?: string | null;

@@ -1,4 +1,4 @@
-import { builder } from "../../graphql/builder.ts";
+import { needs, builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
 import { listConnection } from "../../graphql/connection.ts";
@@ -76,6 +76,7 @@ const UpdateWebhookEndpointInput = builder.inputType("UpdateWebhookEndpointInput
 
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
+    ...needs("developer"),
     type: WebhookEndpointSecretPayload,
     args: {
       input: t.arg({ type: CreateWebhookEndpointInput, required: true }),
@@ -95,6 +96,7 @@ builder.mutationFields((t) => ({
     },
   }),
   updateWebhookEndpoint: t.prismaField({
+    ...needs("developer"),
     type: "WebhookEndpoint",
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: UpdateWebhookEndpointInput, required: true }) },
     resolve: async (_query, _root, { id, input }, ctx) => {
@@ -108,11 +110,13 @@ builder.mutationFields((t) => ({
     },
   }),
   deleteWebhookEndpoint: t.id({
+    ...needs("developer"),
     description: "the deleted endpoint's id",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, ctx) => (await deleteWebhookEndpoint(requireService(ctx), String(id))).id,
   }),
   rotateWebhookEndpointSecret: t.field({
+    ...needs("developer"),
     type: WebhookEndpointSecretPayload,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, ctx) => rotateWebhookEndpointSecret(requireService(ctx), String(id)),

@@ -1,21 +1,7 @@
 import { z } from "zod";
-import type { EventType } from "../events/events.service.ts";
+import { EVENT_KINDS } from "../events/event-kinds.ts";
 import { listQuerySchema } from "../../shared/pagination.ts";
 import { descriptionSchema } from "../../shared/validation.ts";
-
-/** Every event kind an endpoint can subscribe to. */
-export const EVENT_KINDS = [
-  "payment.created",
-  "payment.completed",
-  "payment.failed",
-  "payment.expired",
-  "invoice.finalized",
-  "invoice.paid",
-  "invoice.voided",
-  "checkout.session.completed",
-  "checkout.session.expired",
-  "webhook.test",
-] as const satisfies readonly EventType[];
 
 const urlSchema = z
   .string()

@@ -7,6 +7,13 @@ import { findPrivateAddress } from "../../webhooks/ssrf-guard.ts";
 import { type SecretBox, SecretKeyMissingError, secretBoxOf } from "../../webhooks/secret-box.ts";
 import { generateSecret } from "../../webhooks/signing.ts";
 import type { CreateWebhookEndpointInput, UpdateWebhookEndpointInput } from "./webhook-endpoints.inputs.ts";
+import {
+  endpointsWithSecretsNotSealedWith,
+  findWebhookEndpoint,
+  insertWebhookEndpoint,
+  replaceSecretsIfUnchanged,
+  updateWebhookEndpointRow,
+} from "./webhook-endpoints.store.ts";
 
 /** After a rotation the old secret keeps signing this long, so receivers can switch without a gap. */
 export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
@@ -33,8 +40,9 @@ export async function getWebhookEndpointWithSecret(ctx: ServiceContext, id: stri
 export const subscribedEvents = (endpoint: Pick<WebhookEndpoint, "enabledEvents">) =>
   JSON.parse(endpoint.enabledEvents) as string[];
 
-/** Whether an endpoint subscribed to `kinds` (its subscribedEvents) takes events of `type`. */
-export const takesEvent = (kinds: string[], type: string) => kinds.includes("*") || kinds.includes(type);
+/** Whether the endpoint receives events: enabled and not deleted (the store's `liveEndpoint` condition). */
+export const isLive = (endpoint: Pick<WebhookEndpoint, "enabled" | "deletedAt">) => endpoint.enabled && endpoint.deletedAt === null;
+
 
 /** https in production; never a private address, in either environment, unless the operator allows it. */
 async function checkTarget(ctx: ServiceContext, url: string): Promise<void> {
@@ -49,23 +57,21 @@ export async function createWebhookEndpoint(ctx: ServiceContext, input: CreateWe
   await checkTarget(ctx, input.url);
   const now = ctx.clock.now();
   const secret = generateSecret();
-  const endpoint = await ctx.db.webhookEndpoint.create({
-    data: {
-      id: ctx.ids.newId("we"),
-      ...inScope(ctx.scope),
-      url: input.url,
-      description: input.description ?? null,
-      enabledEvents: JSON.stringify(input.enabled_events),
-      secret: secretBoxOf(ctx.config).seal(secret),
-      createdAt: now,
-      updatedAt: now,
-    },
+  const endpoint = await insertWebhookEndpoint(ctx.db, {
+    id: ctx.ids.newId("we"),
+    ...inScope(ctx.scope),
+    url: input.url,
+    description: input.description ?? null,
+    enabledEvents: JSON.stringify(input.enabled_events),
+    secret: secretBoxOf(ctx.config).seal(secret),
+    createdAt: now,
+    updatedAt: now,
   });
   return { endpoint, secret };
 }
 
 export async function getWebhookEndpoint(ctx: ServiceContext, id: string): Promise<WebhookEndpoint> {
-  const endpoint = await ctx.db.webhookEndpoint.findFirst({ where: { id, ...inScope(ctx.scope), deletedAt: null } });
+  const endpoint = await findWebhookEndpoint(ctx.db, ctx.scope, id);
   if (!endpoint) throw notFound();
   return endpoint;
 }
@@ -77,15 +83,12 @@ export async function updateWebhookEndpoint(
 ): Promise<WebhookEndpoint> {
   await getWebhookEndpoint(ctx, id);
   if (input.url !== undefined) await checkTarget(ctx, input.url);
-  return ctx.db.webhookEndpoint.update({
-    where: { id },
-    data: {
-      ...(input.url !== undefined && { url: input.url }),
-      ...(input.enabled_events !== undefined && { enabledEvents: JSON.stringify(input.enabled_events) }),
-      ...(input.description !== undefined && { description: input.description }),
-      ...(input.enabled !== undefined && { enabled: input.enabled }),
-      updatedAt: ctx.clock.now(),
-    },
+  return updateWebhookEndpointRow(ctx.db, id, {
+    ...(input.url !== undefined && { url: input.url }),
+    ...(input.enabled_events !== undefined && { enabledEvents: JSON.stringify(input.enabled_events) }),
+    ...(input.description !== undefined && { description: input.description }),
+    ...(input.enabled !== undefined && { enabled: input.enabled }),
+    updatedAt: ctx.clock.now(),
   });
 }
 
@@ -93,7 +96,7 @@ export async function updateWebhookEndpoint(
 export async function deleteWebhookEndpoint(ctx: ServiceContext, id: string): Promise<WebhookEndpoint> {
   await getWebhookEndpoint(ctx, id);
   const now = ctx.clock.now();
-  return ctx.db.webhookEndpoint.update({ where: { id }, data: { deletedAt: now, enabled: false, updatedAt: now } });
+  return updateWebhookEndpointRow(ctx.db, id, { deletedAt: now, enabled: false, updatedAt: now });
 }
 
 /** A new secret; the current one becomes the previous and keeps signing for 24 h. */
@@ -101,14 +104,11 @@ export async function rotateWebhookEndpointSecret(ctx: ServiceContext, id: strin
   const current = await getWebhookEndpoint(ctx, id);
   const now = ctx.clock.now();
   const secret = generateSecret();
-  const endpoint = await ctx.db.webhookEndpoint.update({
-    where: { id },
-    data: {
-      secret: secretBoxOf(ctx.config).seal(secret),
-      previousSecret: current.secret,
-      previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS),
-      updatedAt: now,
-    },
+  const endpoint = await updateWebhookEndpointRow(ctx.db, id, {
+    secret: secretBoxOf(ctx.config).seal(secret),
+    previousSecret: current.secret,
+    previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS),
+    updatedAt: now,
   });
   return { endpoint, secret };
 }
@@ -130,11 +130,7 @@ export interface ResealResult {
 export async function resealWebhookSecrets(deps: Deps): Promise<ResealResult> {
   const box = secretBoxOf(deps.config);
   const result: ResealResult = { resealed: 0, unreadable: 0, missingKeyIds: [] };
-  const current = { startsWith: box.currentPrefix };
-  const endpoints = await deps.db.webhookEndpoint.findMany({
-    where: { OR: [{ NOT: { secret: current } }, { previousSecret: { not: null }, NOT: { previousSecret: current } }] },
-    select: { id: true, secret: true, previousSecret: true },
-  });
+  const endpoints = await endpointsWithSecretsNotSealedWith(deps.db, box.currentPrefix);
   for (const endpoint of endpoints) {
     const sealed = { secret: endpoint.secret, previousSecret: endpoint.previousSecret };
     let changed = 0;
@@ -151,11 +147,7 @@ export async function resealWebhookSecrets(deps: Deps): Promise<ResealResult> {
       }
     }
     if (changed === 0) continue;
-    const { count } = await deps.db.webhookEndpoint.updateMany({
-      where: { id: endpoint.id, secret: endpoint.secret, previousSecret: endpoint.previousSecret },
-      data: sealed,
-    });
-    if (count === 1) result.resealed += changed;
+    if (await replaceSecretsIfUnchanged(deps.db, endpoint, sealed)) result.resealed += changed;
   }
   return result;
 }

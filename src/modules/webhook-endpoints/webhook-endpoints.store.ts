@@ -1,7 +1,71 @@
-// The WebhookEndpoint aggregate's reads and writes.
-import { type ServiceContext, inScope } from "../../context.ts";
-import { typedSql } from "../../db/client.ts";
+// Every read and write of the WebhookEndpoint table. The API's reads and writes of one endpoint are
+// not hot: Prisma. The webhook worker's reads (webhooks/dispatcher.ts) run in its batches: typed and
+// prepared (db/typed-sql.ts). Which endpoints are live is one condition here, used by the worker
+// and by the settings read of every create (organizations.store.ts).
+import type { ExpressionBuilder } from "kysely";
+import type { Prisma, WebhookEndpoint } from "../../generated/sqlite/client.ts";
+import { type Scope, type ServiceContext, inScope } from "../../context.ts";
+import { type Db, typedSql } from "../../db/client.ts";
+import type { Row, Statement } from "../../db/direct-sql.ts";
 import { type InScope, type PageRequest, listOf } from "../../db/list-page.ts";
+import { type DB, type TypedSql, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+
+/** An endpoint that receives events: enabled and not deleted (webhook-endpoints.service.ts `isLive`). */
+export const liveEndpoint = (eb: ExpressionBuilder<DB, "WebhookEndpoint">) =>
+  eb.and([eb("WebhookEndpoint.enabled", "=", true), eb("WebhookEndpoint.deletedAt", "is", null)]);
+
+// ---- one endpoint (the API)
+
+export const insertWebhookEndpoint = (db: Db, row: Prisma.WebhookEndpointUncheckedCreateInput): Promise<WebhookEndpoint> =>
+  db.webhookEndpoint.create({ data: row });
+
+/** The scope's endpoint `id` unless deleted, or null. */
+export const findWebhookEndpoint = (db: Db, scope: Pick<Scope, "organizationId" | "environment">, id: string): Promise<WebhookEndpoint | null> =>
+  db.webhookEndpoint.findFirst({ where: { id, ...inScope(scope), deletedAt: null } });
+
+/** Sets the given columns; returns the endpoint as it is now. */
+export const updateWebhookEndpointRow = (db: Db, id: string, changes: Prisma.WebhookEndpointUncheckedUpdateInput): Promise<WebhookEndpoint> =>
+  db.webhookEndpoint.update({ where: { id }, data: changes });
+
+// ---- secrets (resealWebhookSecrets)
+
+export type StoredSecrets = Pick<WebhookEndpoint, "id" | "secret" | "previousSecret">;
+
+/** The endpoints with a secret (current or previous) not sealed under `prefix`, the current key's. */
+export const endpointsWithSecretsNotSealedWith = (db: Db, prefix: string): Promise<StoredSecrets[]> =>
+  db.webhookEndpoint.findMany({
+    where: { OR: [{ NOT: { secret: { startsWith: prefix } } }, { previousSecret: { not: null }, NOT: { previousSecret: { startsWith: prefix } } }] },
+    select: { id: true, secret: true, previousSecret: true },
+  });
+
+/** Writes `sealed` over the endpoint's secrets if they are still `stored`; whether it did. */
+export async function replaceSecretsIfUnchanged(db: Db, stored: StoredSecrets, sealed: Omit<StoredSecrets, "id">): Promise<boolean> {
+  const { count } = await db.webhookEndpoint.updateMany({
+    where: { id: stored.id, secret: stored.secret, previousSecret: stored.previousSecret },
+    data: sealed,
+  });
+  return count === 1;
+}
+
+// ---- the webhook worker's batch steps
+
+const liveOfOrganizations = preparedQuery((q, p: { organizationIds: unknown }) =>
+  q.selectFrom("WebhookEndpoint").selectAll().where(inListParam(q, "organizationId", p.organizationIds)).where(liveEndpoint),
+);
+
+/** The live endpoints of these organizations, as a batch step (fan-out). */
+export const liveEndpointsOfStatement = (sql: TypedSql, organizationIds: string[]): Statement =>
+  liveOfOrganizations.statement(sql, { organizationIds: sql.direct.listParam(organizationIds) });
+
+const byIds = preparedQuery((q, p: { ids: unknown }) => q.selectFrom("WebhookEndpoint").selectAll().where(inListParam(q, "id", p.ids)));
+
+/** These endpoints, live or not, as a batch step (the endpoints of claimed deliveries). */
+export const endpointsByIdStatement = (sql: TypedSql, ids: string[]): Statement => byIds.statement(sql, { ids: sql.direct.listParam(ids) });
+
+/** The endpoints a batch step of this store returned. */
+export const endpointRows = (sql: TypedSql, rows: Row[]): WebhookEndpoint[] => byIds.rowsOf(sql, rows);
+
+// ---- lists (db/list-page.ts)
 
 /** Endpoints have no list filters (yet): the caller's are listed. */
 export type WebhookEndpointFilters = Record<never, never>;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { WebhookEndpoint } from "../../generated/sqlite/client.ts";
 import { timestampJsonSchema } from "../../shared/json-schemas.ts";
 import { maskSecret } from "../../webhooks/secret-box.ts";
-import { EVENT_KINDS } from "./webhook-endpoints.inputs.ts";
+import { EVENT_KINDS } from "../events/event-kinds.ts";
 import { subscribedEvents } from "./webhook-endpoints.service.ts";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);

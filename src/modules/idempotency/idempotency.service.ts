@@ -2,12 +2,20 @@
 // and replayed byte-for-byte; the same key with another request is 409. The record is inserted
 // BEFORE the work runs, so the primary key (apiKeyId, key) decides the one request that does the
 // work, on SQLite and PostgreSQL alike; concurrent duplicates wait for its stored response.
-// 5xx outcomes are not stored (the record is released) so that a retry can succeed.
+// 5xx outcomes are not stored (the record is released) so that a retry can succeed. Both doors
+// call it: REST's Idempotency-Key header (rest/api.ts) and GraphQL's idempotencyKey argument
+// (graphql/idempotent-create.ts); checkout transactions use it to pay once per payment.
 import { createHash } from "node:crypto";
-import type { Deps } from "../context.ts";
-import { directSql } from "../db/client.ts";
-import { toIdempotencyRecord } from "../db/rows.ts";
-import { badRequest, conflict } from "../errors.ts";
+import type { Deps } from "../../context.ts";
+import { badRequest, conflict } from "../../errors.ts";
+import {
+  claimIdempotencyKey,
+  deleteIdempotencyRecord,
+  deleteIdempotencyRecordsBefore,
+  findIdempotencyRecord,
+  releaseIdempotencyKey,
+  storeIdempotentAnswer,
+} from "./idempotency.store.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -48,26 +56,16 @@ export async function runIdempotently(
   request: IdempotentRequest,
   execute: () => Promise<StoredResponse>,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
-  // Every POST with a key passes here: prepared statements, as on the other hot paths (direct-sql.ts).
-  const sql = directSql(deps.db);
-  const key = [request.apiKeyId, request.key];
+  const key = { apiKeyId: request.apiKeyId, key: request.key };
   const waitStarted = Date.now();
   let pause = 5;
   for (;;) {
-    const [claimed] = await sql.batch([
-      {
-        text: `INSERT INTO "IdempotencyRecord" ("apiKeyId", "key", "requestHash", "createdAt") VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-        params: [...key, request.requestHash, deps.clock.now()],
-      },
-    ]);
-    if (claimed!.changes === 1) break;
-    const existing = toIdempotencyRecord((await sql.all(`SELECT * FROM "IdempotencyRecord" WHERE "apiKeyId" = $1 AND "key" = $2`, key))[0]);
+    if (await claimIdempotencyKey(deps.db, { ...key, requestHash: request.requestHash, createdAt: deps.clock.now() })) break;
+    const existing = await findIdempotencyRecord(deps.db, key);
     if (!existing) continue; // the first request released the key (5xx): claim it again
     const age = deps.clock.now().getTime() - existing.createdAt.getTime();
     if (age >= IDEMPOTENCY_TTL_MS || (existing.statusCode === null && age >= ABANDONED_AFTER_MS)) {
-      await sql.batch([
-        { text: `DELETE FROM "IdempotencyRecord" WHERE "apiKeyId" = $1 AND "key" = $2 AND "createdAt" = $3`, params: [...key, existing.createdAt] },
-      ]);
+      await deleteIdempotencyRecord(deps.db, key, existing.createdAt);
       continue;
     }
     if (existing.requestHash !== request.requestHash) {
@@ -86,10 +84,8 @@ export async function runIdempotently(
     pause = Math.min(pause * 2, 100);
   }
 
-  const release = () =>
-    sql
-      .batch([{ text: `DELETE FROM "IdempotencyRecord" WHERE "apiKeyId" = $1 AND "key" = $2 AND "statusCode" IS NULL`, params: key }])
-      .catch(() => undefined); // the original failure matters more; an orphan is taken over later
+  // The original failure matters more than a failed release; an orphan is taken over later.
+  const release = () => releaseIdempotencyKey(deps.db, key).catch(() => undefined);
   let response: StoredResponse;
   try {
     response = await execute();
@@ -98,21 +94,12 @@ export async function runIdempotently(
     throw error;
   }
   if (response.status >= 500) await release();
-  else {
-    await sql.batch([
-      {
-        text: `UPDATE "IdempotencyRecord" SET "statusCode" = $3, "responseBody" = $4 WHERE "apiKeyId" = $1 AND "key" = $2`,
-        params: [...key, response.status, request.sealAnswer ? request.sealAnswer.sealText(response.body) : response.body],
-      },
-    ]);
-  }
+  else await storeIdempotentAnswer(deps.db, key, response.status, request.sealAnswer ? request.sealAnswer.sealText(response.body) : response.body);
   return { response, replayed: false };
 }
-
 
 /** Deletes records past their 24 h; for a periodic worker (expired ones are also replaced on reuse). */
 export async function deleteExpiredIdempotencyRecords(deps: Pick<Deps, "db" | "clock">): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - IDEMPOTENCY_TTL_MS);
-  const { count } = await deps.db.idempotencyRecord.deleteMany({ where: { createdAt: { lt: cutoff } } });
-  return count;
+  return deleteIdempotencyRecordsBefore(deps.db, cutoff);
 }

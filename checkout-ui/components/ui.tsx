@@ -1,0 +1,189 @@
+// The dashboard's small component set: every screen is built from these, so a control looks,
+// reads (accessible name) and behaves the same everywhere.
+import type { ComponentChildren, JSX } from "preact";
+import { useState } from "preact/hooks";
+import { formatAmount } from "../src/format.ts";
+
+export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <section class="page" aria-labelledby="page-title">
+      <header class="page-head">
+        <h1 id="page-title">{props.title}</h1>
+        {props.actions && <div class="actions">{props.actions}</div>}
+      </header>
+      {props.children}
+    </section>
+  );
+}
+
+type ButtonProps = JSX.ButtonHTMLAttributes<HTMLButtonElement> & { variant?: "primary" | "danger" | "plain" };
+export function Button({ variant = "plain", type = "button", class: extra, ...rest }: ButtonProps) {
+  return <button type={type as "button"} class={`button ${variant} ${extra ?? ""}`} {...rest} />;
+}
+
+const idOf = (label: string) => `field-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+
+/** A labelled input: the label is the field's accessible name. */
+export function Field(props: { label: string; hint?: string } & JSX.InputHTMLAttributes<HTMLInputElement>) {
+  const { label, hint, id, ...input } = props;
+  const fieldId = (id as string | undefined) ?? idOf(label);
+  return (
+    <div class="field">
+      <label for={fieldId}>{label}</label>
+      <input id={fieldId} {...input} aria-describedby={hint ? `${fieldId}-hint` : undefined} />
+      {hint && (
+        <p class="hint" id={`${fieldId}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function Select(props: { label: string; value: string; options: [string, string][]; onChange: (value: string) => void; disabled?: boolean }) {
+  const id = idOf(props.label);
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <select id={id} value={props.value} disabled={props.disabled} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
+        {props.options.map(([value, text]) => (
+          <option value={value} key={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** An error or a success, announced to screen readers once. */
+export function Notice(props: { kind?: "error" | "ok"; children: ComponentChildren }) {
+  if (!props.children) return null;
+  return (
+    <p class={`notice ${props.kind ?? "error"}`} role={props.kind === "ok" ? "status" : "alert"}>
+      {props.children}
+    </p>
+  );
+}
+
+const STATUS_WORDS: Record<string, string> = {
+  pending: "Pending",
+  completed: "Completed",
+  failed: "Failed",
+  expired: "Expired",
+  draft: "Draft",
+  open: "Open",
+  paid: "Paid",
+  void: "Void",
+  complete: "Complete",
+  succeeded: "Succeeded",
+  active: "Active",
+  inactive: "Inactive",
+};
+/** A status in words (never colour alone). */
+export const Status = (props: { value: string }) => <span class={`status status-${props.value}`}>{STATUS_WORDS[props.value] ?? props.value}</span>;
+
+export const Money = (props: { amount: string; asset?: { assetCode: string } | null }) => (
+  <span class="money">
+    {formatAmount(props.amount)} {props.asset?.assetCode ?? ""}
+  </span>
+);
+
+export const When = (props: { at: string | null | undefined }) =>
+  props.at ? <time dateTime={props.at}>{new Date(props.at).toLocaleString()}</time> : <span class="muted">—</span>;
+
+/** Copies `value`; its accessible name says what it copies. */
+export function CopyButton(props: { value: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <Button
+      aria-label={`Copy ${props.label}`}
+      onClick={async () => {
+        await navigator.clipboard?.writeText(props.value).catch(() => undefined);
+        setCopied(true);
+        setTimeout(() => setCopied(false), 1500);
+      }}
+    >
+      {copied ? "Copied" : "Copy"}
+    </Button>
+  );
+}
+
+/** A secret shown once, with the warning that it will not be shown again. */
+export function SecretOnce(props: { label: string; value: string; onDone: () => void }) {
+  return (
+    <div class="secret" role="region" aria-label={props.label}>
+      <p>
+        <strong>{props.label}</strong>: copy it now, it will not be shown again.
+      </p>
+      <p class="secret-row">
+        <code>{props.value}</code>
+        <CopyButton value={props.value} label={props.label.toLowerCase()} />
+      </p>
+      <Button onClick={props.onDone}>Done</Button>
+    </div>
+  );
+}
+
+export interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor?: string | null;
+  endCursor?: string | null;
+}
+export type Cursor = { after?: string; before?: string };
+
+/** Previous/Next over a Relay connection. */
+export function Pager(props: { pageInfo: PageInfo | undefined; onPage: (cursor: Cursor) => void }) {
+  const info = props.pageInfo;
+  if (!info || (!info.hasNextPage && !info.hasPreviousPage)) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <Button disabled={!info.hasPreviousPage} onClick={() => props.onPage({ before: info.startCursor ?? undefined })}>
+        Previous page
+      </Button>
+      <Button disabled={!info.hasNextPage} onClick={() => props.onPage({ after: info.endCursor ?? undefined })}>
+        Next page
+      </Button>
+    </nav>
+  );
+}
+
+/** A table that scrolls sideways on a phone instead of squeezing. */
+export function Table(props: { caption: string; head: string[]; children: ComponentChildren; empty?: string; rows: number }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={props.caption} tabIndex={0}>
+      <table>
+        <caption class="visually-hidden">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.head.map((h) => (
+              <th scope="col" key={h}>
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows === 0 ? (
+            <tr>
+              <td colSpan={props.head.length} class="muted">
+                {props.empty ?? "Nothing here yet."}
+              </td>
+            </tr>
+          ) : (
+            props.children
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A paging cursor plus "page size": one list screen's paging state. */
+export function usePaging() {
+  const [cursor, setCursor] = useState<Cursor>({});
+  const variables = cursor.before ? { last: PAGE_SIZE, before: cursor.before } : { first: PAGE_SIZE, after: cursor.after };
+  return { variables, setCursor, reset: () => setCursor({}) };
+}
+export const PAGE_SIZE = 20;

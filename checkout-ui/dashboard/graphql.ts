@@ -1,0 +1,51 @@
+// The dashboard's GraphQL: operations are typed from schema.graphql by gql.tada (graphql-env.d.ts is
+// generated from it by `npm run check` and at install), so a field the server lacks fails the type
+// check, not the merchant. Queries and mutations go over fetch to /graphql with the session cookie;
+// subscriptions over graphql-sse to /graphql/stream. The environment (sandbox or production) is a
+// header on every request, as the server expects of sessions.
+import { Client, cacheExchange, fetchExchange, subscriptionExchange } from "@urql/core";
+import { initGraphQLTada } from "gql.tada";
+import { createClient as createSseClient } from "graphql-sse";
+import type { introspection } from "./graphql-env.d.ts";
+
+export const graphql = initGraphQLTada<{
+  introspection: introspection;
+  scalars: { DateTime: string; Metadata: Record<string, string> | null };
+}>();
+export type { ResultOf, VariablesOf } from "gql.tada";
+
+export type Environment = "sandbox" | "production";
+
+/** A client for one environment: switching environments makes a new one, so no cached row crosses over. */
+export function clientFor(environment: Environment): Client {
+  const headers = { "service-environment": environment };
+  const sse = createSseClient({ url: "/graphql/stream", headers, credentials: "same-origin", retryAttempts: Infinity });
+  return new Client({
+    url: "/graphql",
+    fetchOptions: { headers, credentials: "same-origin" },
+    requestPolicy: "cache-and-network",
+    // POST with a JSON body, never GET: the server's CSRF rule refuses a cookie-carrying GET without it.
+    preferGetMethod: false,
+    exchanges: [
+      cacheExchange,
+      fetchExchange,
+      subscriptionExchange({
+        forwardSubscription: (operation) => ({
+          subscribe: (sink) => ({ unsubscribe: sse.subscribe({ ...operation, query: operation.query ?? "" }, sink) }),
+        }),
+      }),
+    ],
+  });
+}
+
+/** The message of a GraphQL or network error, as a person should read it. */
+export function errorText(error: { graphQLErrors?: { message: string }[]; networkError?: Error; message: string } | undefined): string | null {
+  if (!error) return null;
+  if (error.graphQLErrors?.length) return error.graphQLErrors.map((e) => e.message).join("; ");
+  if (error.networkError) return "The service could not be reached. Check your connection and try again.";
+  return error.message;
+}
+
+/** The GraphQL error code (extensions.code) of a failed operation, if any. */
+export const errorCode = (error: { graphQLErrors?: { extensions?: Record<string, unknown> }[] } | undefined) =>
+  (error?.graphQLErrors?.[0]?.extensions?.code as string | undefined) ?? null;

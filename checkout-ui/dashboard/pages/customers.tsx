@@ -1,0 +1,159 @@
+// Customers: the list, create and edit, and one customer's payments and invoices.
+import { useMutation, useQuery } from "@urql/preact";
+import { useState } from "preact/hooks";
+import { Link } from "wouter-preact";
+import { Button, Field, Money, Notice, Page, Pager, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { errorText, graphql } from "../graphql.ts";
+import { can, useSession } from "../session.tsx";
+
+const CUSTOMERS = graphql(`
+  query Customers($first: Int, $after: String, $last: Int, $before: String) {
+    customers(first: $first, after: $after, last: $last, before: $before) {
+      edges { node { id name email createdAt } }
+      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    }
+  }
+`);
+const CREATE = graphql(`mutation CreateCustomer($input: CustomerInput!) { createCustomer(input: $input) { id } }`);
+const UPDATE = graphql(`mutation UpdateCustomer($id: ID!, $input: CustomerInput!) { updateCustomer(id: $id, input: $input) { id name email description } }`);
+
+export function Customers() {
+  const session = useSession();
+  const paging = usePaging();
+  const [result, refetch] = useQuery({ query: CUSTOMERS, variables: paging.variables });
+  const [creating, setCreating] = useState(false);
+  const rows = result.data?.customers.edges.map((e) => e.node) ?? [];
+  return (
+    <Page title="Customers" actions={can.write(session.viewer.user.role) && !creating && <Button onClick={() => setCreating(true)}>Add customer</Button>}>
+      {creating && <CustomerForm onDone={() => (setCreating(false), refetch({ requestPolicy: "network-only" }))} />}
+      <Notice>{errorText(result.error)}</Notice>
+      <Table caption="Customers" head={["Customer", "Email", "Created"]} rows={rows.length} empty="No customers yet.">
+        {rows.map((c) => (
+          <tr key={c.id}>
+            <td>
+              <Link href={`/customers/${c.id}`}>{c.name ?? c.id}</Link>
+              <div>
+                <code class="muted">{c.id}</code>
+              </div>
+            </td>
+            <td>{c.email ?? "—"}</td>
+            <td>
+              <When at={c.createdAt} />
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <Pager pageInfo={result.data?.customers.pageInfo} onPage={paging.setCursor} />
+    </Page>
+  );
+}
+
+function CustomerForm(props: { customer?: { id: string; name: string | null; email: string | null; description: string | null }; onDone: () => void }) {
+  const [name, setName] = useState(props.customer?.name ?? "");
+  const [email, setEmail] = useState(props.customer?.email ?? "");
+  const [description, setDescription] = useState(props.customer?.description ?? "");
+  const [created, create] = useMutation(CREATE);
+  const [updated, update] = useMutation(UPDATE);
+  return (
+    <form
+      class="panel"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const input = { name: name || null, email: email || null, description: description || null };
+        const answer = props.customer ? await update({ id: props.customer.id, input }) : await create({ input });
+        if (answer.data) props.onDone();
+      }}
+    >
+      <h2>{props.customer ? "Edit customer" : "New customer"}</h2>
+      <Field label="Name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <Field label="Customer email" type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+      <Field label="Description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      <Notice>{errorText(created.error ?? updated.error)}</Notice>
+      <div class="actions">
+        <Button type="submit" variant="primary" disabled={created.fetching || updated.fetching}>
+          Save customer
+        </Button>
+        <Button onClick={props.onDone}>Cancel</Button>
+      </div>
+    </form>
+  );
+}
+
+const CUSTOMER = graphql(`
+  query Customer($id: ID!, $customerId: String!) {
+    customer(id: $id) {
+      id name email description createdAt
+      payments(first: 20) { edges { node { id status amount createdAt settlementAsset { assetCode issuerAddress } } } }
+    }
+    invoices(first: 20, customerId: $customerId) { edges { node { id invoiceNumber status amount dueAt settlementAsset { assetCode issuerAddress } } } }
+  }
+`);
+
+export function CustomerDetail(props: { params: { id: string } }) {
+  const session = useSession();
+  const [result, refetch] = useQuery({ query: CUSTOMER, variables: { id: props.params.id, customerId: props.params.id } });
+  const [editing, setEditing] = useState(false);
+  const customer = result.data?.customer;
+  if (!customer) return <Page title="Customer">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
+  const payments = customer.payments.edges.map((e) => e.node);
+  const invoices = result.data?.invoices.edges.map((e) => e.node) ?? [];
+  return (
+    <Page title={customer.name ?? customer.id} actions={can.write(session.viewer.user.role) && !editing && <Button onClick={() => setEditing(true)}>Edit customer</Button>}>
+      {editing && <CustomerForm customer={customer} onDone={() => (setEditing(false), refetch({ requestPolicy: "network-only" }))} />}
+      <dl class="facts">
+        <dt>Id</dt>
+        <dd>
+          <code>{customer.id}</code>
+        </dd>
+        <dt>Email</dt>
+        <dd>{customer.email ?? "—"}</dd>
+        <dt>Description</dt>
+        <dd>{customer.description ?? "—"}</dd>
+        <dt>Created</dt>
+        <dd>
+          <When at={customer.createdAt} />
+        </dd>
+      </dl>
+      <h2>Payments</h2>
+      <Table caption="Customer's payments" head={["Payment", "Status", "Amount", "Created"]} rows={payments.length} empty="No payments.">
+        {payments.map((p) => (
+          <tr key={p.id}>
+            <td>
+              <Link href={`/payments/${p.id}`}>
+                <code>{p.id}</code>
+              </Link>
+            </td>
+            <td>
+              <Status value={p.status} />
+            </td>
+            <td>
+              <Money amount={p.amount} asset={p.settlementAsset} />
+            </td>
+            <td>
+              <When at={p.createdAt} />
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <h2>Invoices</h2>
+      <Table caption="Customer's invoices" head={["Invoice", "Status", "Amount", "Due"]} rows={invoices.length} empty="No invoices.">
+        {invoices.map((i) => (
+          <tr key={i.id}>
+            <td>
+              <Link href={`/invoices/${i.id}`}>{i.invoiceNumber}</Link>
+            </td>
+            <td>
+              <Status value={i.status} />
+            </td>
+            <td>
+              <Money amount={i.amount} asset={i.settlementAsset} />
+            </td>
+            <td>
+              <When at={i.dueAt} />
+            </td>
+          </tr>
+        ))}
+      </Table>
+    </Page>
+  );
+}

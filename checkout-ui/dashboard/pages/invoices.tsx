@@ -1,0 +1,257 @@
+// Invoices: the list, a draft with items, and one invoice with Finalize, Void, Send invoice and its
+// links to copy.
+import { useMutation, useQuery } from "@urql/preact";
+import { useState } from "preact/hooks";
+import { Link, useLocation } from "wouter-preact";
+import { Button, CopyButton, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { errorText, graphql } from "../graphql.ts";
+import { can, useSession } from "../session.tsx";
+
+const INVOICES = graphql(`
+  query Invoices($first: Int, $after: String, $last: Int, $before: String, $status: InvoiceStatus, $customerId: String) {
+    invoices(first: $first, after: $after, last: $last, before: $before, status: $status, customerId: $customerId) {
+      edges { node { id invoiceNumber status amount dueAt customerId createdAt settlementAsset { assetCode issuerAddress } } }
+      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    }
+  }
+`);
+
+const STATUSES: [string, string][] = [
+  ["", "Any status"],
+  ["draft", "Draft"],
+  ["open", "Open"],
+  ["paid", "Paid"],
+  ["void", "Void"],
+];
+
+export function Invoices() {
+  const session = useSession();
+  const paging = usePaging();
+  const [status, setStatus] = useState("");
+  const [creating, setCreating] = useState(false);
+  const [result] = useQuery({ query: INVOICES, variables: { ...paging.variables, status: (status || null) as "open" | null } });
+  const rows = result.data?.invoices.edges.map((e) => e.node) ?? [];
+  return (
+    <Page title="Invoices" actions={can.write(session.viewer.user.role) && !creating && <Button onClick={() => setCreating(true)}>Create invoice</Button>}>
+      {creating && <InvoiceDraft onCancel={() => setCreating(false)} />}
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <Select label="Status" value={status} options={STATUSES} onChange={(v) => (setStatus(v), paging.reset())} />
+      </form>
+      <Notice>{errorText(result.error)}</Notice>
+      <Table caption="Invoices" head={["Invoice", "Status", "Amount", "Due", "Customer"]} rows={rows.length} empty="No invoices match.">
+        {rows.map((i) => (
+          <tr key={i.id}>
+            <td>
+              <Link href={`/invoices/${i.id}`}>{i.invoiceNumber}</Link>
+              <div>
+                <code class="muted">{i.id}</code>
+              </div>
+            </td>
+            <td>
+              <Status value={i.status} />
+            </td>
+            <td>
+              <Money amount={i.amount} asset={i.settlementAsset} />
+            </td>
+            <td>
+              <When at={i.dueAt} />
+            </td>
+            <td>{i.customerId ? <code>{i.customerId}</code> : "—"}</td>
+          </tr>
+        ))}
+      </Table>
+      <Pager pageInfo={result.data?.invoices.pageInfo} onPage={paging.setCursor} />
+    </Page>
+  );
+}
+
+const CREATE = graphql(`mutation CreateInvoice($input: CreateInvoiceInput!) { createInvoice(input: $input) { id } }`);
+
+interface ItemDraft {
+  description: string;
+  quantity: string;
+  unitAmount: string;
+}
+
+function InvoiceDraft(props: { onCancel: () => void }) {
+  const [, navigate] = useLocation();
+  const [customerId, setCustomerId] = useState("");
+  const [description, setDescription] = useState("");
+  const [dueInDays, setDueInDays] = useState("30");
+  const [items, setItems] = useState<ItemDraft[]>([{ description: "", quantity: "1", unitAmount: "" }]);
+  const [result, create] = useMutation(CREATE);
+  const setItem = (index: number, change: Partial<ItemDraft>) => setItems(items.map((item, i) => (i === index ? { ...item, ...change } : item)));
+  return (
+    <form
+      class="panel"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const answer = await create({
+          input: { customerId: customerId.trim() || null, description: description || null, dueInDays: Number(dueInDays), items },
+        });
+        if (answer.data) navigate(`/invoices/${answer.data.createInvoice.id}`);
+      }}
+    >
+      <h2>New draft invoice</h2>
+      <Field label="Customer id" placeholder="cus_…" value={customerId} onInput={(e) => setCustomerId(e.currentTarget.value)} />
+      <Field label="Description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      <Field label="Due in days" type="number" min={1} required value={dueInDays} onInput={(e) => setDueInDays(e.currentTarget.value)} />
+      <fieldset class="items">
+        <legend>Items</legend>
+        {items.map((item, i) => (
+          <div class="item-row" key={i}>
+            <Field id={`item-${i}-description`} label={`Item ${i + 1} description`} required value={item.description} onInput={(e) => setItem(i, { description: e.currentTarget.value })} />
+            <Field id={`item-${i}-quantity`} label={`Item ${i + 1} quantity`} inputMode="decimal" required value={item.quantity} onInput={(e) => setItem(i, { quantity: e.currentTarget.value })} />
+            <Field
+              id={`item-${i}-unit`}
+              label={`Item ${i + 1} unit amount`}
+              inputMode="decimal"
+              required
+              placeholder="10.00"
+              value={item.unitAmount}
+              onInput={(e) => setItem(i, { unitAmount: e.currentTarget.value })}
+            />
+            {items.length > 1 && (
+              <Button aria-label={`Remove item ${i + 1}`} onClick={() => setItems(items.filter((_, j) => j !== i))}>
+                Remove
+              </Button>
+            )}
+          </div>
+        ))}
+        <Button onClick={() => setItems([...items, { description: "", quantity: "1", unitAmount: "" }])}>Add item</Button>
+      </fieldset>
+      <Notice>{errorText(result.error)}</Notice>
+      <div class="actions">
+        <Button type="submit" variant="primary" disabled={result.fetching}>
+          Create draft
+        </Button>
+        <Button onClick={props.onCancel}>Cancel</Button>
+      </div>
+    </form>
+  );
+}
+
+const INVOICE = graphql(`
+  query Invoice($id: ID!) {
+    invoice(id: $id) {
+      id invoiceNumber status amount description dueAt createdAt finalizedAt paidAt voidedAt sentAt customerId
+      hostedInvoiceUrl checkoutUrl paymentIntentId
+      settlementAsset { assetCode issuerAddress }
+      items { description quantity unitAmount }
+    }
+  }
+`);
+const FINALIZE = graphql(`mutation FinalizeInvoice($id: ID!) { finalizeInvoice(id: $id) { id status } }`);
+const VOID = graphql(`mutation VoidInvoice($id: ID!) { voidInvoice(id: $id) { id status } }`);
+const SEND = graphql(`mutation SendInvoice($id: ID!) { sendInvoice(id: $id) { id sentAt } }`);
+const MAILS = graphql(`
+  query InvoiceMails($id: String!) {
+    mailMessages(first: 10, resourceId: $id) { edges { node { id recipient subject status createdAt sentAt lastError } } }
+  }
+`);
+
+export function InvoiceDetail(props: { params: { id: string } }) {
+  const session = useSession();
+  const [result, refetch] = useQuery({ query: INVOICE, variables: { id: props.params.id } });
+  const [finalizing, finalize] = useMutation(FINALIZE);
+  const [voiding, voidInvoice] = useMutation(VOID);
+  const [sending, send] = useMutation(SEND);
+  const [mails, refetchMails] = useQuery({ query: MAILS, variables: { id: props.params.id } });
+  const invoice = result.data?.invoice;
+  if (!invoice) return <Page title="Invoice">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
+  const refresh = () => {
+    refetch({ requestPolicy: "network-only" });
+    refetchMails({ requestPolicy: "network-only" });
+  };
+  const mayWrite = can.write(session.viewer.user.role);
+  const sent = mails.data?.mailMessages.edges.map((e) => e.node) ?? [];
+  return (
+    <Page
+      title={`Invoice ${invoice.invoiceNumber}`}
+      actions={
+        mayWrite && (
+          <>
+            {invoice.status === "draft" && (
+              <Button variant="primary" disabled={finalizing.fetching} onClick={async () => (await finalize({ id: invoice.id }), refresh())}>
+                Finalize
+              </Button>
+            )}
+            {invoice.status === "open" && (
+              <Button disabled={sending.fetching} onClick={async () => (await send({ id: invoice.id }), refresh())}>
+                Send invoice
+              </Button>
+            )}
+            {(invoice.status === "draft" || invoice.status === "open") && (
+              <Button variant="danger" disabled={voiding.fetching} onClick={async () => (await voidInvoice({ id: invoice.id }), refresh())}>
+                Void
+              </Button>
+            )}
+          </>
+        )
+      }
+    >
+      <Notice>{errorText(finalizing.error ?? voiding.error ?? sending.error)}</Notice>
+      {sending.data && !sending.error && <Notice kind="ok">The invoice is on its way to the customer.</Notice>}
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <Status value={invoice.status} />
+        </dd>
+        <dt>Amount</dt>
+        <dd>
+          <Money amount={invoice.amount} asset={invoice.settlementAsset} />
+        </dd>
+        <dt>Due</dt>
+        <dd>
+          <When at={invoice.dueAt} />
+        </dd>
+        <dt>Customer</dt>
+        <dd>{invoice.customerId ? <Link href={`/customers/${invoice.customerId}`}>{invoice.customerId}</Link> : "—"}</dd>
+        <dt>Sent</dt>
+        <dd>
+          <When at={invoice.sentAt} />
+        </dd>
+        <dt>Paid</dt>
+        <dd>
+          <When at={invoice.paidAt} />
+        </dd>
+        <dt>Payment</dt>
+        <dd>{invoice.paymentIntentId ? <Link href={`/payments/${invoice.paymentIntentId}`}>{invoice.paymentIntentId}</Link> : "—"}</dd>
+        <dt>Invoice page</dt>
+        <dd>
+          <a href={invoice.hostedInvoiceUrl}>{invoice.hostedInvoiceUrl}</a> <CopyButton value={invoice.hostedInvoiceUrl} label="invoice link" />
+        </dd>
+      </dl>
+      <Table caption="Items" head={["Item", "Quantity", "Unit amount"]} rows={invoice.items.length} empty="No items: a single amount.">
+        {invoice.items.map((item, i) => (
+          <tr key={i}>
+            <td>{item.description}</td>
+            <td>{item.quantity}</td>
+            <td>
+              <Money amount={item.unitAmount} asset={invoice.settlementAsset} />
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <h2>Emails</h2>
+      <Table caption="Emails about this invoice" head={["To", "Subject", "Status", "Queued", "Sent"]} rows={sent.length} empty="Not sent yet.">
+        {sent.map((m) => (
+          <tr key={m.id}>
+            <td>{m.recipient}</td>
+            <td>{m.subject}</td>
+            <td>
+              {m.status}
+              {m.lastError && <div class="muted">{m.lastError}</div>}
+            </td>
+            <td>
+              <When at={m.createdAt} />
+            </td>
+            <td>
+              <When at={m.sentAt} />
+            </td>
+          </tr>
+        ))}
+      </Table>
+    </Page>
+  );
+}

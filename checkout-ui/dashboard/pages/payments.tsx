@@ -1,0 +1,314 @@
+// Payments: the list (status, customer, creation date range and search by id or transaction hash;
+// cursor paging; CSV export of what is shown and the pages after it) with live updates, and one
+// payment's detail with its timeline of events, ledger transaction, webhook deliveries and "Mark as
+// completed" with a reason.
+import type { Client } from "@urql/core";
+import { useClient, useMutation, useQuery, useSubscription } from "@urql/preact";
+import { useState } from "preact/hooks";
+import { Link } from "wouter-preact";
+import { Button, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { errorText, graphql, type ResultOf } from "../graphql.ts";
+import { can, useSession } from "../session.tsx";
+
+export const PAYMENT_ROW = graphql(`
+  fragment PaymentRow on Payment @_unmask {
+    id status amount createdAt confirmedAt customerId description txHash late
+    settlementAsset { assetCode issuerAddress }
+    paidAsset { assetCode issuerAddress }
+  }
+`);
+
+const PAYMENTS = graphql(
+  `
+  query Payments(
+    $first: Int, $after: String, $last: Int, $before: String, $status: PaymentStatus, $customerId: String,
+    $createdFrom: DateTime, $createdTo: DateTime, $search: String
+  ) {
+    payments(
+      first: $first, after: $after, last: $last, before: $before, status: $status, customerId: $customerId,
+      createdFrom: $createdFrom, createdTo: $createdTo, search: $search
+    ) {
+      edges { node { ...PaymentRow } }
+      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    }
+  }
+`,
+  [PAYMENT_ROW],
+);
+
+/** Every payment event of this environment, live: the list and the detail refresh on each. */
+const PAYMENT_EVENTS = graphql(`
+  subscription PaymentEvents { paymentEvents { seq type payment { id status } } }
+`);
+
+type Row = ResultOf<typeof PAYMENT_ROW>;
+
+const STATUSES: [string, string][] = [
+  ["", "Any status"],
+  ["pending", "Pending"],
+  ["completed", "Completed"],
+  ["failed", "Failed"],
+  ["expired", "Expired"],
+];
+
+type Filters = {
+  status: Row["status"] | null;
+  customerId: string | null;
+  createdFrom: string | null;
+  createdTo: string | null;
+  search: string | null;
+};
+
+/** The start of a date picked in the browser (yyyy-mm-dd, the viewer's own day) as an instant; `days` later. */
+const startOfDay = (date: string, days = 0) => {
+  if (!date) return null;
+  const start = new Date(`${date}T00:00:00`);
+  start.setDate(start.getDate() + days);
+  return start.toISOString();
+};
+
+export function Payments() {
+  const [status, setStatus] = useState("");
+  const [customerId, setCustomerId] = useState("");
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  const [search, setSearch] = useState("");
+  const paging = usePaging();
+  const client = useClient();
+  const filters: Filters = {
+    status: (status || null) as Row["status"] | null,
+    customerId: customerId.trim() || null,
+    createdFrom: startOfDay(from),
+    // "to" includes its whole day: the list's upper bound is the next day's start
+    createdTo: startOfDay(to, 1),
+    search: search.trim() || null,
+  };
+  const [result, refetch] = useQuery({ query: PAYMENTS, variables: { ...paging.variables, ...filters } });
+  // A new or changed payment refreshes the page shown (its position in the list may be new).
+  useSubscription({ query: PAYMENT_EVENTS }, (_, event) => {
+    refetch({ requestPolicy: "network-only" });
+    return event;
+  });
+  const rows = result.data?.payments.edges.map((e) => e.node) ?? [];
+  return (
+    <Page title="Payments" actions={<Button onClick={() => void exportCsv(client, filters)}>Export CSV</Button>}>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <Select label="Status" value={status} options={STATUSES} onChange={(v) => (setStatus(v), paging.reset())} />
+        <Field label="Customer id" value={customerId} placeholder="cus_…" onInput={(e) => (setCustomerId(e.currentTarget.value), paging.reset())} />
+        <Field label="Created from" type="date" value={from} max={to || undefined} onInput={(e) => (setFrom(e.currentTarget.value), paging.reset())} />
+        <Field label="Created to" type="date" value={to} min={from || undefined} onInput={(e) => (setTo(e.currentTarget.value), paging.reset())} />
+        <Field
+          label="Search"
+          type="search"
+          value={search}
+          placeholder="pay_… or tx hash"
+          onInput={(e) => (setSearch(e.currentTarget.value), paging.reset())}
+        />
+      </form>
+      <Notice>{errorText(result.error)}</Notice>
+      <Table caption="Payments" head={["Payment", "Status", "Amount", "Created", "Customer"]} rows={rows.length} empty="No payments match.">
+        {rows.map((p) => (
+          <tr key={p.id}>
+            <td>
+              <Link href={`/payments/${p.id}`}>
+                <code>{p.id}</code>
+              </Link>
+            </td>
+            <td>
+              <Status value={p.status} />
+            </td>
+            <td>
+              <Money amount={p.amount} asset={p.settlementAsset} />
+            </td>
+            <td>
+              <When at={p.createdAt} />
+            </td>
+            <td>{p.customerId ? <code>{p.customerId}</code> : <span class="muted">—</span>}</td>
+          </tr>
+        ))}
+      </Table>
+      <Pager pageInfo={result.data?.payments.pageInfo} onPage={paging.setCursor} />
+    </Page>
+  );
+}
+
+const csvCell = (value: unknown) => {
+  const text = value == null ? "" : String(value);
+  // Quoted, and a leading formula character defused, so a spreadsheet shows it as text.
+  return `"${(/^[=+\-@\t\r]/.test(text) ? `'${text}` : text).replace(/"/g, '""')}"`;
+};
+
+/** Downloads every payment matching the filters, page by page, as CSV. */
+async function exportCsv(client: Client, filters: Filters) {
+  const lines = [["id", "status", "amount", "asset", "created_at", "confirmed_at", "customer_id", "tx_hash", "description"].join(",")];
+  let after: string | undefined;
+  for (;;) {
+    const page = await client.query(PAYMENTS, { first: 100, after, ...filters }, { requestPolicy: "network-only" }).toPromise();
+    if (!page.data) throw new Error(errorText(page.error) ?? "export failed");
+    for (const { node: p } of page.data.payments.edges) {
+      lines.push(
+        [p.id, p.status, p.amount, p.settlementAsset.assetCode, p.createdAt, p.confirmedAt, p.customerId, p.txHash, p.description].map(csvCell).join(","),
+      );
+    }
+    if (!page.data.payments.pageInfo.hasNextPage) break;
+    after = page.data.payments.pageInfo.endCursor ?? undefined;
+  }
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([`${lines.join("\r\n")}\r\n`], { type: "text/csv" }));
+  link.download = "payments.csv";
+  link.click();
+  URL.revokeObjectURL(link.href);
+}
+
+const PAYMENT = graphql(
+  `
+  query Payment($id: ID!) {
+    payment(id: $id) {
+      ...PaymentRow
+      amountReceived payerAddress failureReason manualCompletionReason expiresAt metadata sourceType
+      paymentInstructions { destination memo memoType }
+      events { id type createdAt }
+      webhookDeliveries { id event status endpointId endpoint { url } }
+    }
+  }
+`,
+  [PAYMENT_ROW],
+);
+
+const MARK_COMPLETED = graphql(`
+  mutation MarkCompleted($id: ID!, $reason: String!, $txHash: String) {
+    markPaymentCompleted(id: $id, reason: $reason, txHash: $txHash) { id status confirmedAt manualCompletionReason }
+  }
+`);
+
+export function PaymentDetail(props: { params: { id: string } }) {
+  const session = useSession();
+  const [result, refetch] = useQuery({ query: PAYMENT, variables: { id: props.params.id } });
+  useSubscription({ query: PAYMENT_EVENTS }, (_, event) => {
+    if (event.paymentEvents.payment.id === props.params.id) refetch({ requestPolicy: "network-only" });
+    return event;
+  });
+  const [marking, mark] = useMutation(MARK_COMPLETED);
+  const [reason, setReason] = useState("");
+  const [txHash, setTxHash] = useState("");
+  const p = result.data?.payment;
+  if (!p) return <Page title="Payment">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
+  const sandbox = session.environment === "sandbox";
+  return (
+    <Page title={`Payment ${p.id}`}>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <Status value={p.status} />
+          {p.late && " (paid after it expired)"}
+        </dd>
+        <dt>Amount</dt>
+        <dd>
+          <Money amount={p.amount} asset={p.settlementAsset} />
+        </dd>
+        <dt>Received</dt>
+        <dd>
+          <Money amount={p.amountReceived} asset={p.paidAsset ?? p.settlementAsset} />
+        </dd>
+        <dt>Created</dt>
+        <dd>
+          <When at={p.createdAt} />
+        </dd>
+        <dt>Completed</dt>
+        <dd>
+          <When at={p.confirmedAt} />
+        </dd>
+        <dt>Expires</dt>
+        <dd>
+          <When at={p.expiresAt} />
+        </dd>
+        <dt>Customer</dt>
+        <dd>{p.customerId ? <Link href={`/customers/${p.customerId}`}>{p.customerId}</Link> : "—"}</dd>
+        <dt>Description</dt>
+        <dd>{p.description ?? "—"}</dd>
+        <dt>Ledger transaction</dt>
+        <dd>
+          {p.txHash ? (
+            <a href={`https://stellar.expert/explorer/${sandbox ? "testnet" : "public"}/tx/${p.txHash}`} target="_blank" rel="noreferrer">
+              <code>{p.txHash}</code>
+            </a>
+          ) : (
+            "—"
+          )}
+        </dd>
+        <dt>Payer</dt>
+        <dd>{p.payerAddress ? <code>{p.payerAddress}</code> : "—"}</dd>
+        <dt>Memo</dt>
+        <dd>
+          <code>{p.paymentInstructions.memo}</code> ({p.paymentInstructions.memoType})
+        </dd>
+        {p.failureReason && (
+          <>
+            <dt>Failure</dt>
+            <dd>{p.failureReason}</dd>
+          </>
+        )}
+        {p.manualCompletionReason && (
+          <>
+            <dt>Marked completed because</dt>
+            <dd>{p.manualCompletionReason}</dd>
+          </>
+        )}
+      </dl>
+      <h2>Timeline</h2>
+      <Table caption="Timeline" head={["Event", "Time"]} rows={p.events.length} empty="No events yet.">
+        {p.events.map((event) => (
+          <tr key={event.id}>
+            <td>
+              <code>{event.type}</code>
+            </td>
+            <td>
+              <When at={event.createdAt} />
+            </td>
+          </tr>
+        ))}
+      </Table>
+      <h2>Webhook deliveries</h2>
+      <Table
+        caption="Webhook deliveries"
+        head={["Event", "Status", "Endpoint"]}
+        rows={p.webhookDeliveries.length}
+        empty="No webhook deliveries: no endpoint listens to this payment's events."
+      >
+        {p.webhookDeliveries.map((delivery) => (
+          <tr key={delivery.id}>
+            <td>
+              <code>{delivery.event}</code>
+            </td>
+            <td>
+              <Status value={delivery.status} />
+            </td>
+            <td>
+              <Link href={`/developers/webhooks/${delivery.endpointId}`} aria-label={`Delivery log of ${delivery.endpoint.url}`}>
+                {delivery.endpoint.url}
+              </Link>
+            </td>
+          </tr>
+        ))}
+      </Table>
+      {p.status === "pending" && can.write(session.viewer.user.role) && (
+        <form
+          class="panel"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            await mark({ id: p.id, reason: reason.trim(), txHash: txHash.trim() || null });
+          }}
+        >
+          <h2>Mark as completed</h2>
+          <p class="muted">For a payment you verified yourself, outside the ledger watch. It sends payment.completed.</p>
+          <Field label="Reason" required maxLength={500} value={reason} hint="Kept on the payment." onInput={(e) => setReason(e.currentTarget.value)} />
+          <Field label="Transaction hash (optional)" value={txHash} onInput={(e) => setTxHash(e.currentTarget.value)} />
+          <Notice>{errorText(marking.error)}</Notice>
+          <Button type="submit" variant="primary" disabled={marking.fetching}>
+            Mark as completed
+          </Button>
+        </form>
+      )}
+    </Page>
+  );
+}

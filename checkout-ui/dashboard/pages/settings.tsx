@@ -1,0 +1,183 @@
+// Settings of the environment chosen at the top: the organization's and the checkout's names, the
+// settlement wallet with its health on the ledger, enabled assets and pricing rates.
+import { useMutation, useQuery } from "@urql/preact";
+import { useState } from "preact/hooks";
+import { Button, Field, Notice, Page, Table } from "../../components/ui.tsx";
+import { errorText, graphql } from "../graphql.ts";
+import { useReauthentication } from "../components/reauthentication.tsx";
+import { can, useSession } from "../session.tsx";
+
+const SETTINGS = graphql(`
+  query Settings {
+    organization {
+      id name displayName checkoutName environment settlementAddress
+      enabledAssets { assetCode issuerAddress }
+      rates { currency price asset { assetCode issuerAddress } }
+      settlementWalletHealth { healthy accountExists error missingTrustlines { assetCode issuerAddress } }
+    }
+  }
+`);
+const UPDATE = graphql(`mutation UpdateOrganization($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { id name displayName checkoutName } }`);
+const SET_WALLET = graphql(`
+  mutation SetSettlementWallet($address: String!, $password: String, $code: String) {
+    setSettlementWallet(address: $address, password: $password, code: $code) { id settlementAddress }
+  }
+`);
+const ENABLE_ASSET = graphql(`mutation EnableAsset($code: String!, $issuer: String!) { enableAsset(assetCode: $code, issuerAddress: $issuer) { id } }`);
+const SET_RATE = graphql(`mutation SetRate($code: String!, $currency: String!, $price: String!) { setExchangeRate(assetCode: $code, currency: $currency, price: $price) { id } }`);
+
+export function Settings() {
+  const session = useSession();
+  const [result, refetch] = useQuery({ query: SETTINGS });
+  const org = result.data?.organization;
+  if (!org) return <Page title="Settings">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
+  const mayEdit = can.manage(session.viewer.user.role);
+  const refresh = () => refetch({ requestPolicy: "network-only" });
+  const health = org.settlementWalletHealth;
+  const credit = org.enabledAssets.filter((a) => a.issuerAddress !== null);
+  return (
+    <Page title="Settings">
+      <Names org={org} disabled={!mayEdit} onSaved={refresh} />
+      <section class="panel" aria-labelledby="wallet-heading">
+        <h2 id="wallet-heading">Settlement wallet ({session.environment === "production" ? "live" : "sandbox"})</h2>
+        <p>{org.settlementAddress ? <code>{org.settlementAddress}</code> : "No wallet yet: payments cannot be created in this environment."}</p>
+        {health && (
+          <Notice kind={health.healthy ? "ok" : "error"}>
+            {health.healthy
+              ? "The wallet exists on the ledger and can receive every enabled asset."
+              : health.error ??
+                (health.accountExists === false
+                  ? "The account does not exist on the ledger yet: fund it with XLM."
+                  : `The account has no trustline for ${health.missingTrustlines.map((a) => a.assetCode).join(", ")}: payments in it cannot arrive.`)}
+          </Notice>
+        )}
+        {mayEdit && <WalletForm onSaved={refresh} />}
+      </section>
+      <section class="panel" aria-labelledby="assets-heading">
+        <h2 id="assets-heading">Assets</h2>
+        <p>
+          XLM is always enabled.{" "}
+          {credit.length ? `Also: ${credit.map((a) => `${a.assetCode} (issuer ${a.issuerAddress!.slice(0, 6)}…)`).join(", ")}.` : "No other asset yet."}
+        </p>
+        {mayEdit && <AssetForm onSaved={refresh} />}
+      </section>
+      <section class="panel" aria-labelledby="rates-heading">
+        <h2 id="rates-heading">Pricing rates</h2>
+        <Table caption="Pricing rates" head={["Asset", "Currency", "Price of one unit"]} rows={org.rates.length} empty="No rates: payments are priced in assets only.">
+          {org.rates.map((r) => (
+            <tr key={`${r.asset.assetCode}-${r.currency}`}>
+              <td>{r.asset.assetCode}</td>
+              <td>{r.currency}</td>
+              <td>{r.price}</td>
+            </tr>
+          ))}
+        </Table>
+        {mayEdit && <RateForm onSaved={refresh} />}
+      </section>
+    </Page>
+  );
+}
+
+function Names(props: { org: { name: string; displayName: string | null }; disabled: boolean; onSaved: () => void }) {
+  const [name, setName] = useState(props.org.name);
+  const [displayName, setDisplayName] = useState(props.org.displayName ?? "");
+  const [result, update] = useMutation(UPDATE);
+  return (
+    <form
+      class="panel"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const answer = await update({ input: { name, displayName: displayName.trim() || null } });
+        if (answer.data) props.onSaved();
+      }}
+    >
+      <h2>Organization</h2>
+      <Field label="Organization name" required disabled={props.disabled} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <Field
+        label="Name on the checkout"
+        hint="What payers see in this environment; empty: the organization name."
+        disabled={props.disabled}
+        value={displayName}
+        onInput={(e) => setDisplayName(e.currentTarget.value)}
+      />
+      <Notice>{errorText(result.error)}</Notice>
+      {result.data && !result.error && <Notice kind="ok">Saved.</Notice>}
+      {!props.disabled && (
+        <Button type="submit" variant="primary" disabled={result.fetching}>
+          Save names
+        </Button>
+      )}
+    </form>
+  );
+}
+
+function WalletForm(props: { onSaved: () => void }) {
+  const [address, setAddress] = useState("");
+  const [result, save] = useMutation(SET_WALLET);
+  // The wallet decides where the money goes: the server asks for the password again.
+  const reauthentication = useReauthentication();
+  return (
+    <form
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const answer = await save({ address: address.trim(), ...reauthentication.values });
+        if (answer.data) (setAddress(""), reauthentication.reset(), props.onSaved());
+      }}
+    >
+      <Field label="New settlement wallet" placeholder="G…" required value={address} onInput={(e) => setAddress(e.currentTarget.value)} />
+      {reauthentication.fields}
+      <Notice>{errorText(result.error)}</Notice>
+      <Button type="submit" disabled={result.fetching}>
+        Change wallet
+      </Button>
+    </form>
+  );
+}
+
+function AssetForm(props: { onSaved: () => void }) {
+  const [code, setCode] = useState("");
+  const [issuer, setIssuer] = useState("");
+  const [result, enable] = useMutation(ENABLE_ASSET);
+  return (
+    <form
+      class="filters"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const answer = await enable({ code: code.trim(), issuer: issuer.trim() });
+        if (answer.data) (setCode(""), setIssuer(""), props.onSaved());
+      }}
+    >
+      <Field label="Asset code" required placeholder="USDC" value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+      <Field label="Issuer" required placeholder="G…" value={issuer} onInput={(e) => setIssuer(e.currentTarget.value)} />
+      <Button type="submit" disabled={result.fetching}>
+        Enable asset
+      </Button>
+      <Notice>{errorText(result.error)}</Notice>
+    </form>
+  );
+}
+
+function RateForm(props: { onSaved: () => void }) {
+  const [code, setCode] = useState("XLM");
+  const [currency, setCurrency] = useState("USD");
+  const [price, setPrice] = useState("");
+  const [result, set] = useMutation(SET_RATE);
+  return (
+    <form
+      class="filters"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const answer = await set({ code: code.trim(), currency: currency.trim(), price: price.trim() });
+        if (answer.data) (setPrice(""), props.onSaved());
+      }}
+    >
+      <Field label="Rate asset" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+      <Field label="Currency" required value={currency} onInput={(e) => setCurrency(e.currentTarget.value)} />
+      <Field label="Price" inputMode="decimal" required placeholder="0.25" value={price} onInput={(e) => setPrice(e.currentTarget.value)} />
+      <Button type="submit" disabled={result.fetching}>
+        Set rate
+      </Button>
+      <Notice>{errorText(result.error)}</Notice>
+    </form>
+  );
+}

@@ -1,0 +1,38 @@
+import { builder } from "../../graphql/builder.ts";
+import { requireService } from "../../graphql/context.ts";
+import { listConnection } from "../../graphql/connection.ts";
+import { MAIL_STATUSES, type MailStatus } from "./mail.service.ts";
+import { listMailMessages } from "./mail.store.ts";
+
+const MailStatusEnum = builder.enumType("MailStatus", {
+  description: "pending: waiting to be sent (or retried); sent: accepted by the SMTP server; logged: no SMTP_URL, written to the service's log; failed: every retry failed",
+  values: MAIL_STATUSES,
+});
+
+// The body is not exposed: mail that carries a one-time link (invitations, password resets) must
+// not be readable by everyone who may list the organization's mail.
+const MailMessageType = builder.prismaObject("MailMessage", {
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    kind: t.exposeString("kind"),
+    resourceId: t.exposeString("resourceId", { nullable: true }),
+    recipient: t.exposeString("recipient"),
+    subject: t.exposeString("subject"),
+    status: t.field({ type: MailStatusEnum, resolve: (m) => m.status as MailStatus }),
+    attemptCount: t.exposeInt("attemptCount"),
+    nextAttemptAt: t.expose("nextAttemptAt", { type: "DateTime", nullable: true }),
+    lastError: t.exposeString("lastError", { nullable: true }),
+    sentAt: t.expose("sentAt", { type: "DateTime", nullable: true }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  mailMessages: t.connection({
+    type: MailMessageType,
+    description: "The mail of the caller's organization and environment (about one resource if given, e.g. an invoice), newest first",
+    args: { resourceId: t.arg.string() },
+    resolve: (_root, args, ctx) =>
+      listConnection(args, (page) => listMailMessages(requireService(ctx), { resourceId: args.resourceId || null }, page), (m) => m.id),
+  }),
+}));

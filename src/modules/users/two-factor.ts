@@ -1,0 +1,78 @@
+// Two-factor sign-in with an authenticator app (TOTP, RFC 6238: 6 digits, 30 s, SHA-1, what every
+// app reads), and ten recovery codes shown once. The TOTP secret is stored sealed, like webhook
+// secrets; recovery codes only as SHA-256 hashes, each usable once.
+import { createHash } from "node:crypto";
+import { Secret, TOTP } from "otpauth";
+import type { User } from "../../generated/sqlite/client.ts";
+import type { Deps, ServiceContext } from "../../context.ts";
+import { badRequest, conflict, unauthorized } from "../../errors.ts";
+import { randomBase62 } from "../../shared/ids.ts";
+import { secretBoxOf } from "../../webhooks/secret-box.ts";
+import { verifyPassword } from "./passwords.ts";
+import { actorOf, auditStatement } from "../audit/audit.service.ts";
+import { setTwoFactor, userById } from "./users.store.ts";
+
+const RECOVERY_CODES = 10;
+const ISSUER = "Stellar Pay";
+
+const totpOf = (secret: string, email: string) => new TOTP({ issuer: ISSUER, label: email, secret: Secret.fromBase32(secret) });
+const hashCode = (code: string) => createHash("sha256").update(code).digest("hex");
+
+export const twoFactorEnabled = (user: Pick<User, "totpEnabledAt">) => user.totpEnabledAt !== null;
+
+/** Whether `code` is the current TOTP code (one step either side, for clock drift). */
+function totpMatches(deps: Deps, user: User, code: string): boolean {
+  if (!user.totpSecret || !/^\d{6}$/.test(code)) return false;
+  const secret = secretBoxOf(deps.config).open(user.totpSecret);
+  return totpOf(secret, user.email).validate({ token: code, timestamp: deps.clock.now().getTime(), window: 1 }) !== null;
+}
+
+/**
+ * Checks a signing-in user's second factor: a TOTP code, or an unused recovery code (then used up).
+ * False when neither matches.
+ */
+export async function secondFactorMatches(deps: Deps, user: User, code: string): Promise<boolean> {
+  if (totpMatches(deps, user, code.trim())) return true;
+  const hashes: string[] = JSON.parse(user.recoveryCodeHashes ?? "[]");
+  const used = hashCode(code.trim());
+  if (!hashes.includes(used)) return false;
+  return setTwoFactor(deps.db, user.id, { recoveryCodeHashes: JSON.stringify(hashes.filter((h) => h !== used)) }, deps.clock.now(), { unlessChangedFrom: user.recoveryCodeHashes });
+}
+
+function signedInUser(ctx: ServiceContext) {
+  if (ctx.scope.principal.kind !== "user") throw badRequest("Only a dashboard session can do this; an API key has no user");
+  return ctx.scope.principal.id;
+}
+
+/** Starts (or restarts) setting up two-factor sign-in: a new secret, for the app (as an otpauth:// URI, a QR code's content). */
+export async function beginTwoFactorSetup(ctx: ServiceContext): Promise<{ secret: string; uri: string }> {
+  const user = await userById(ctx.db, signedInUser(ctx));
+  if (!user) throw unauthorized();
+  if (twoFactorEnabled(user)) throw conflict("Two-factor sign-in is already on; turn it off first");
+  const secret = new Secret({ size: 20 }).base32;
+  await setTwoFactor(ctx.db, user.id, { totpSecret: secretBoxOf(ctx.config).sealText(secret) }, ctx.clock.now());
+  return { secret, uri: totpOf(secret, user.email).toString() };
+}
+
+/** Turns two-factor sign-in on with a code from the app; answers the recovery codes, shown only now. */
+export async function confirmTwoFactor(ctx: ServiceContext, code: string): Promise<string[]> {
+  const user = await userById(ctx.db, signedInUser(ctx));
+  if (!user) throw unauthorized();
+  if (twoFactorEnabled(user)) throw conflict("Two-factor sign-in is already on");
+  if (!user.totpSecret) throw badRequest("Begin the setup first (beginTwoFactorSetup)");
+  if (!totpMatches(ctx, user, code.trim())) throw badRequest("code is not the authenticator app's current code");
+  const codes = Array.from({ length: RECOVERY_CODES }, () => randomBase62(12));
+  const entry = auditStatement(ctx, await actorOf(ctx), { action: "two_factor.enabled", resourceId: user.id });
+  await setTwoFactor(ctx.db, user.id, { totpEnabledAt: ctx.clock.now(), recoveryCodeHashes: JSON.stringify(codes.map(hashCode)) }, ctx.clock.now(), {
+    alongside: [entry],
+  });
+  return codes;
+}
+
+/** Turns two-factor sign-in off, after the password again. */
+export async function disableTwoFactor(ctx: ServiceContext, password: string): Promise<void> {
+  const user = await userById(ctx.db, signedInUser(ctx));
+  if (!user || !(await verifyPassword(user.passwordHash, password))) throw unauthorized("password is not the current password");
+  const entry = auditStatement(ctx, await actorOf(ctx), { action: "two_factor.disabled", resourceId: user.id });
+  await setTwoFactor(ctx.db, user.id, { totpSecret: null, totpEnabledAt: null, recoveryCodeHashes: null }, ctx.clock.now(), { alongside: [entry] });
+}

@@ -1,0 +1,149 @@
+// Dashboard users: created by the operator CLI (the first owner) or by an owner/admin; signing in,
+// out, changing one's password, and managing the team's roles.
+import type { User } from "../../generated/sqlite/client.ts";
+import type { Deps, Scope, ServiceContext } from "../../context.ts";
+import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from "../../errors.ts";
+import { randomBase62 } from "../../shared/ids.ts";
+import { requireOrganization } from "../organizations/organizations.service.ts";
+import { revokeOtherSessionsStatement, revokeSession } from "./dashboard-sessions.store.ts";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from "./passwords.ts";
+import { type Role, ROLES, isRole } from "./roles.ts";
+import { startSession } from "./sessions.service.ts";
+import { CODE_REQUIRED, type LoginThrottle, type Reauthentication, reauthenticate, sessionOf } from "./reauthentication.ts";
+import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";
+import { deleteUser, insertUser, setPasswordHashStatement, setUserRole, userByEmail, userById, usersOfOrganization } from "./users.store.ts";
+import { typedSql } from "../../db/client.ts";
+import { actorOf, auditStatement } from "../audit/audit.service.ts";
+import { ownerNoticeStatements } from "../audit/security-notice.ts";
+
+/** The one answer to a wrong email or password: it does not tell which. */
+export const LOGIN_REFUSED = "Invalid email or password";
+
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** An email as stored: trimmed and lower-cased; BAD_REQUEST naming the field when it is not an address. */
+export function normalizeEmail(email: string, field = "email"): string {
+  const normalized = email.trim().toLowerCase();
+  if (normalized.length > 254 || !EMAIL_PATTERN.test(normalized)) throw badRequest(`${field} must be an email address`);
+  return normalized;
+}
+
+export function parseRole(role: string, field = "role"): Role {
+  if (!isRole(role)) throw badRequest(`${field} must be one of ${ROLES.join(", ")}`);
+  return role;
+}
+
+export function checkNewPassword(password: string, field: string) {
+  if (password.length < MIN_PASSWORD_LENGTH) throw badRequest(`${field} must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > MAX_PASSWORD_LENGTH) throw badRequest(`${field} must be at most ${MAX_PASSWORD_LENGTH} characters`);
+}
+
+/** A user as the CLI and GraphQL show them: never the password hash. */
+export const publicUser = (user: User) => ({
+  id: user.id,
+  email: user.email,
+  role: user.role as Role,
+  twoFactorEnabled: twoFactorEnabled(user),
+  createdAt: user.createdAt,
+});
+
+/** The row of a new user, without two-factor sign-in. */
+export function newUserRow(deps: Pick<Deps, "clock" | "ids">, input: Pick<User, "organizationId" | "email" | "role" | "passwordHash">): User {
+  const now = deps.clock.now();
+  return { id: deps.ids.newId("usr"), ...input, totpSecret: null, totpEnabledAt: null, recoveryCodeHashes: null, createdAt: now, updatedAt: now };
+}
+
+/**
+ * Creates a user of the organization. Without a password one is generated and returned (shown
+ * once): the operator hands it over, the user changes it.
+ */
+export async function createUser(deps: Deps, input: { organizationId: string; email: string; role: string; password?: string }) {
+  const email = normalizeEmail(input.email);
+  const role = parseRole(input.role);
+  if (input.password !== undefined) checkNewPassword(input.password, "password");
+  await requireOrganization(deps, input.organizationId);
+  const password = input.password ?? randomBase62(20);
+  const user = newUserRow(deps, { organizationId: input.organizationId, email, role, passwordHash: await hashPassword(password) });
+  await insertUser(deps.db, user);
+  return { user, generatedPassword: input.password === undefined ? password : null };
+}
+
+export const listUsers = async (deps: Deps, organizationId: string) => (await usersOfOrganization(deps.db, organizationId)).map(publicUser);
+
+/**
+ * Signs in: a new session for the right email and password (and, with two-factor sign-in on, a
+ * code). A wrong email or password is the same UNAUTHENTICATED answer after the same argon2 work; a
+ * wrong code counts as a failure too; past LoginThrottle's counts, RATE_LIMITED.
+ */
+export async function login(deps: Deps, throttle: LoginThrottle, input: { email: string; password: string; code?: string | null; address: string }) {
+  const email = input.email.trim().toLowerCase();
+  const throttled = await throttle.check(email, input.address);
+  if (!throttled.allowed) {
+    throw tooManyRequests(`Too many failed logins for this email or from this address; try again in ${throttled.retryAfterSeconds} seconds`);
+  }
+  const user = input.password.length > MAX_PASSWORD_LENGTH ? null : await userByEmail(deps.db, email);
+  const correct = await verifyPassword(user?.passwordHash ?? null, input.password.slice(0, MAX_PASSWORD_LENGTH));
+  if (!user || !correct) {
+    await throttle.failed(email, input.address);
+    throw unauthorized(LOGIN_REFUSED);
+  }
+  if (twoFactorEnabled(user)) {
+    if (!input.code) throw unauthorized(CODE_REQUIRED);
+    if (!(await secondFactorMatches(deps, user, input.code))) {
+      await throttle.failed(email, input.address);
+      throw unauthorized("Invalid code");
+    }
+  }
+  await throttle.succeeded(email);
+  const { token, session } = await startSession(deps, user.id);
+  return { token, session, user };
+}
+
+/** Ends the caller's session on the server. */
+export async function logout(ctx: ServiceContext): Promise<void> {
+  await revokeSession(ctx.db, sessionOf(ctx.scope).sessionId, ctx.clock.now());
+}
+
+/** Changes the caller's password after checking the current one; every other session of theirs ends. */
+export async function changePassword(ctx: ServiceContext, input: { currentPassword: string; newPassword: string }): Promise<void> {
+  const principal = sessionOf(ctx.scope);
+  checkNewPassword(input.newPassword, "newPassword");
+  const user = await userById(ctx.db, principal.id);
+  if (!user || !(await verifyPassword(user.passwordHash, input.currentPassword.slice(0, MAX_PASSWORD_LENGTH)))) {
+    throw unauthorized("currentPassword is not the current password");
+  }
+  const now = ctx.clock.now();
+  const passwordHash = await hashPassword(input.newPassword);
+  await typedSql(ctx.db).direct.batch([
+    setPasswordHashStatement(ctx.db, user.id, passwordHash, now),
+    revokeOtherSessionsStatement(ctx.db, user.id, principal.sessionId, now),
+  ]);
+}
+
+/** The organization's user `id`, or NOT_FOUND; an admin may not touch an owner, nor make one. */
+async function teammate(ctx: ServiceContext, id: string, newRole?: Role): Promise<User> {
+  const user = await userById(ctx.db, id);
+  if (!user || user.organizationId !== ctx.scope.organizationId) throw notFound("User not found");
+  const callerRole = ctx.scope.principal.kind === "user" ? ctx.scope.principal.role : null;
+  if (callerRole !== "owner" && (user.role === "owner" || newRole === "owner")) throw forbidden("Only an owner can change an owner or make one");
+  return user;
+}
+
+export async function updateUserRole(ctx: ServiceContext, throttle: LoginThrottle, input: { id: string; role: string } & Reauthentication) {
+  const role = parseRole(input.role);
+  const user = await teammate(ctx, input.id, role);
+  await reauthenticate(ctx, throttle, input);
+  const actor = await actorOf(ctx);
+  const change = `${user.email} is now ${role} (was ${user.role})`;
+  await setUserRole(ctx.db, user, role, ctx.clock.now(), [
+    auditStatement(ctx, actor, { action: "user.role_changed", resourceId: user.id, detail: change }),
+    ...(await ownerNoticeStatements(ctx, actor, `The role of ${change}`)),
+  ]);
+  return publicUser({ ...user, role });
+}
+
+export async function removeUser(ctx: ServiceContext, id: string): Promise<void> {
+  const user = await teammate(ctx, id);
+  const actor = await actorOf(ctx);
+  await deleteUser(ctx.db, user, [auditStatement(ctx, actor, { action: "user.removed", resourceId: user.id, detail: `${user.email} (${user.role})` })]);
+}

@@ -1,0 +1,281 @@
+// The merchant dashboard in a real Chromium, as a merchant uses it: sign in, every screen at laptop
+// and phone width (axe-core finds nothing), an API key made there and used on REST, a webhook
+// endpoint with its test event delivered and a failed delivery retried, an invoice sent by email
+// (a real SMTP server receives it) and paid through the checkout on the simulated network while the
+// payments list turns it completed live. Screenshots go to test/artifacts/ (README "Dashboard").
+import { Networks } from "@stellar/stellar-sdk";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "../src/modules/users/users.service.ts";
+import { type Browser, accessibilityViolations, launchBrowser, screenshotPath } from "./support/browser.ts";
+import { startSmtpServer } from "./support/smtp.ts";
+import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { type WebhookReceiver, startWebhookReceiver } from "./support/webhook-receiver.ts";
+
+let t: TestApp;
+let merchant: Merchant;
+let browser: Browser;
+let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+let receiver: WebhookReceiver;
+const owner = { email: "owner@merchant.test", password: "correct-horse-battery" };
+
+beforeAll(async () => {
+  [smtp, receiver, browser] = await Promise.all([startSmtpServer(), startWebhookReceiver(), launchBrowser()]);
+  t = await startTestApp({
+    workers: true,
+    env: {
+      LEDGER: "simulated",
+      SIM_LEDGER_CLOSE_MS: "100",
+      WEBHOOK_ALLOW_PRIVATE: "true",
+      SMTP_URL: `smtp://user:secret@127.0.0.1:${smtp.port}`,
+      MAIL_FROM: "Merchant Billing <billing@merchant.test>",
+    },
+  });
+  merchant = await t.createMerchant();
+  await t.app.ledger.simulatedNetwork(Networks.TESTNET)!.fund(merchant.wallet.publicKey());
+  await createUser(t.deps, { organizationId: merchant.organizationId, role: "owner", ...owner });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await Promise.all([smtp?.close(), receiver?.close()]);
+});
+
+/** A new tab, signed in as the owner, on the dashboard's home screen. */
+async function signIn(viewport = { width: 1280, height: 900 }): Promise<Page> {
+  await browser.context.clearCookies(); // a fresh sign-in, not the session of the test before
+  const page = await browser.context.newPage();
+  await page.setViewportSize(viewport);
+  await page.goto(`${t.url}/dashboard`);
+  await page.getByLabel("Email").fill(owner.email);
+  await page.getByLabel("Password").fill(owner.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Home" }).waitFor();
+  return page;
+}
+
+/** Follows a link of the main navigation (opening the menu first on a phone) and waits for its heading. */
+async function go(page: Page, link: string, heading = link) {
+  const menu = page.getByRole("button", { name: "Menu" });
+  if (await menu.isVisible()) await menu.click();
+  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link, exact: true }).click();
+  await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+}
+
+describe("dashboard", () => {
+  it("refuses a wrong password and signs the owner in and out", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${t.url}/dashboard`);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.getByLabel("Email").fill(owner.email);
+    await page.getByLabel("Password").fill("not-the-password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").getByText("Invalid email or password").waitFor();
+    await page.screenshot({ path: screenshotPath("dashboard-sign-in"), fullPage: true });
+    await page.getByLabel("Password").fill(owner.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Home" }).waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await page.reload();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await page.close();
+  });
+
+  for (const [width, name] of [
+    [1280, "laptop"],
+    [390, "phone"],
+  ] as const) {
+    it(`shows every screen on a ${name} (${width} px) with nothing axe-core can fault`, async () => {
+      const page = await signIn({ width, height: 900 });
+      const screens: [string, string][] = [
+        ["Home", "Home"],
+        ["Payments", "Payments"],
+        ["Invoices", "Invoices"],
+        ["Payment links", "Payment links"],
+        ["Checkout sessions", "Checkout sessions"],
+        ["Customers", "Customers"],
+        ["Unmatched payments", "Unmatched payments"],
+        ["Developers", "Developers"],
+        ["Settings", "Settings"],
+        ["Team", "Team"],
+        ["Activity", "Activity"],
+      ];
+      const faults: string[] = [];
+      for (const [link, heading] of screens) {
+        await go(page, link, heading);
+        await page.waitForLoadState("networkidle");
+        faults.push(...(await accessibilityViolations(page)).map((v) => `${heading}: ${v}`));
+        await page.screenshot({ path: screenshotPath(`dashboard-${heading.toLowerCase().replace(/ /g, "-")}-${name}`), fullPage: true });
+      }
+      expect(faults).toEqual([]);
+      // Sandbox is said on every screen, and the switch goes live.
+      await page.getByText("Sandbox: test data").waitFor();
+      await page.getByText("Live", { exact: true }).click();
+      await page.getByRole("heading", { name: "Activity" }).waitFor();
+      expect(await page.getByText("Sandbox: test data").count()).toBe(0);
+      await page.getByText("Sandbox", { exact: true }).click();
+      await page.close();
+    });
+  }
+
+  it("creates an API key shown once, which works on REST until it is revoked", async () => {
+    const page = await signIn();
+    await go(page, "Developers");
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel("Key name").fill("Shop server");
+    await page.getByRole("button", { name: "Create API key" }).click();
+    const shown = page.getByRole("region", { name: "API key", exact: true }).locator("code");
+    const key = (await shown.textContent())!;
+    expect(key).toMatch(/^pk_test_/);
+    expect((await t.api("GET", "/payments?limit=1", { key })).status).toBe(200);
+    await page.getByRole("button", { name: "Done" }).click();
+    expect(await page.content()).not.toContain(key);
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Revoke Shop server" }).click();
+    await page.getByRole("row", { name: /Shop server/ }).getByText("Inactive").waitFor();
+    expect((await t.api("GET", "/payments?limit=1", { key })).status).toBe(401);
+    await page.close();
+  });
+
+  it("asks for the password again to change the settlement wallet, and lists the change on Activity", async () => {
+    const page = await signIn();
+    await go(page, "Settings");
+    // The same wallet again: a change for the log, none for the payments of the tests after.
+    await page.getByLabel("New settlement wallet").fill(merchant.wallet.publicKey());
+    await page.getByLabel("Your password").fill("not my password");
+    await page.getByRole("button", { name: "Change wallet" }).click();
+    await page.getByText("password is not the current password").waitFor();
+    await page.getByLabel("Your password").fill(owner.password);
+    await page.getByRole("button", { name: "Change wallet" }).click();
+    // saved: the form empties
+    await expect.poll(() => page.getByLabel("Your password").inputValue()).toBe("");
+    await go(page, "Activity");
+    const row = page.getByRole("row", { name: /Settlement wallet changed/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain(owner.email);
+    expect(await row.textContent()).toContain(merchant.wallet.publicKey());
+    // and the owner hears of it by mail
+    const notice = () => smtp.received.find((m) => m.subject?.startsWith("Security notice: The sandbox settlement wallet"));
+    await expect.poll(() => notice()?.text, { timeout: 15_000 }).toContain(`By: ${owner.email}`);
+    await page.close();
+  });
+
+  it("adds a webhook endpoint with its secret shown once, delivers a test event, and retries a failed delivery", async () => {
+    const page = await signIn();
+    await go(page, "Developers");
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.getByLabel("Endpoint URL").fill(`${receiver.url}/hooks`);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const secret = (await page.getByRole("region", { name: "Signing secret", exact: true }).locator("code").textContent())!;
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole("button", { name: "Done" }).click();
+    expect(await page.content()).not.toContain(secret);
+
+    await page.getByRole("link", { name: `${receiver.url}/hooks` }).click();
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await receiver.waitFor("/hooks", 1);
+    expect(JSON.parse(receiver.at("/hooks")[0]!.rawBody).event).toBe("webhook.test");
+    // The receiver has answered; the worker records the attempt just after.
+    await expect.poll(async () => (await t.database.db.webhookDelivery.findFirst({ where: { eventType: "webhook.test" } }))?.status).toBe("succeeded");
+    await page.reload();
+    await page.locator(".delivery").filter({ hasText: "webhook.test" }).getByText("Succeeded").waitFor();
+
+    // The receiver fails every attempt of the next one; the worker gives up after the fifth.
+    receiver.respond("/hooks", 500);
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await receiver.waitFor("/hooks", 2);
+    const failedId = await failDeliveryNow();
+    receiver.respond("/hooks", 200);
+    await page.reload();
+    await page.getByRole("button", { name: `Retry delivery ${failedId}` }).click();
+    await receiver.waitFor("/hooks", 3);
+    await expect.poll(async () => (await t.database.db.webhookDelivery.findUnique({ where: { id: failedId } }))?.status).toBe("succeeded");
+    await page.screenshot({ path: screenshotPath("dashboard-webhook-endpoint"), fullPage: true });
+    await page.close();
+  });
+
+  it("sends an invoice by email, and the payments list turns its payment completed live when the customer pays", async () => {
+    const customer = await t.api("POST", "/customers", { key: merchant.sandboxKey, body: { name: "Ada", email: "ada@customer.test" } });
+    const page = await signIn();
+    await go(page, "Invoices");
+    await page.getByRole("button", { name: "Create invoice" }).click();
+    await page.getByLabel("Customer id").fill(customer.body.id);
+    await page.getByLabel("Item 1 description").fill("Consulting");
+    await page.getByLabel("Item 1 quantity").fill("2");
+    await page.getByLabel("Item 1 unit amount").fill("12.5");
+    await page.getByRole("button", { name: "Create draft" }).click();
+    await page.getByRole("button", { name: "Finalize" }).click();
+    await page.getByRole("button", { name: "Send invoice" }).click();
+    // The only mail to the customer (the owner gets security notices from the tests before).
+    const toCustomer = () => smtp.received.filter((m) => m.to && [m.to].flat()[0]!.text === "ada@customer.test");
+    await expect.poll(() => toCustomer().length, { timeout: 15_000 }).toBe(1);
+    const mail = toCustomer()[0]!;
+    const link = mail.text!.match(/http\S+\/i\/inv_\w+/)![0]!;
+    expect(mail.text).toContain("25");
+    await page.getByText("ada@customer.test").waitFor();
+
+    const payments = await browser.context.newPage();
+    await payments.goto(`${t.url}/dashboard/payments`);
+    await payments.getByRole("heading", { name: "Payments" }).waitFor();
+    const checkout = await browser.context.newPage();
+    await checkout.goto(`${t.url}${new URL(link).pathname}`);
+    await checkout.getByRole("button", { name: "Pay with a test wallet" }).click();
+    await checkout.getByRole("heading", { name: "Paid" }).waitFor({ timeout: 20_000 });
+    // No reload: the row arrives and turns completed over the live subscription.
+    await payments.getByRole("row", { name: /Completed/ }).getByText("25 XLM").waitFor({ timeout: 15_000 });
+    await payments.screenshot({ path: screenshotPath("dashboard-payments-live"), fullPage: true });
+    await Promise.all([page.close(), payments.close(), checkout.close()]);
+  });
+
+  it("finds a payment by its id, shows its timeline and deliveries, and marks it completed with a reason", async () => {
+    const endpoint = await t.api("POST", "/webhook-endpoints", {
+      key: merchant.sandboxKey,
+      body: { url: `${receiver.url}/timeline`, enabled_events: ["payment.created", "payment.completed"] },
+    });
+    const wanted = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "7.5", description: "Found by search" } });
+    await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "3", description: "Not this one" } });
+    await receiver.waitFor("/timeline", 1);
+    for (const [width, name] of [
+      [1280, "laptop"],
+      [390, "phone"],
+    ] as const) {
+      const page = await signIn({ width, height: 900 });
+      await go(page, "Payments");
+      await page.getByRole("row", { name: /Not this one|3 XLM/ }).first().waitFor();
+      await page.getByLabel("Search").fill(wanted.body.id);
+      await expect.poll(() => page.getByRole("table", { name: "Payments" }).locator("tbody tr").count()).toBe(1);
+      await page.getByRole("link", { name: wanted.body.id }).click();
+      await page.getByRole("heading", { name: `Payment ${wanted.body.id}` }).waitFor();
+      const timeline = page.getByRole("table", { name: "Timeline" });
+      await timeline.getByText("payment.created").waitFor();
+      const logLink = page.getByRole("table", { name: "Webhook deliveries" }).getByRole("link", { name: `Delivery log of ${receiver.url}/timeline` }).first();
+      expect(await logLink.getAttribute("href")).toContain(`/developers/webhooks/${endpoint.body.id}`);
+      if (name === "laptop") {
+        await page.getByLabel("Reason").fill("Paid in cash at the counter");
+        await page.getByRole("button", { name: "Mark as completed" }).click();
+        await timeline.getByText("payment.completed").waitFor();
+        await page.getByText("Paid in cash at the counter").waitFor();
+      }
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: screenshotPath(`dashboard-payment-detail-${name}`), fullPage: true });
+      await page.close();
+    }
+  });
+});
+
+/** Makes the newest delivery due again until the worker's attempts run out, as its retries would over hours. */
+async function failDeliveryNow(): Promise<string> {
+  const delivery = await t.database.db.webhookDelivery.findFirstOrThrow({ where: { status: { in: ["pending", "failed"] } }, orderBy: { createdAt: "desc" } });
+  // The background worker may take an attempt between our update and runOnce, and schedule the
+  // next one hours away: so keep making it due until it has failed, not a fixed number of times.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const current = await t.database.db.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
+    if (current.status === "failed") return delivery.id;
+    if (Date.now() > deadline) throw new Error(`delivery ${delivery.id} is still ${current.status} after ${current.attemptCount} attempts`);
+    await t.database.db.webhookDelivery.update({ where: { id: delivery.id }, data: { nextRetryAt: new Date(0), leaseUntil: null } });
+    await t.app.webhooks.runOnce();
+  }
+}
