@@ -20,7 +20,16 @@ export interface Deps {
  * The credential behind a call: an API key, or a dashboard user's session (whose role then decides
  * what the call may do, src/modules/users/roles.ts).
  */
-export type Principal = { kind: "key"; id: string } | { kind: "user"; id: string; role: Role; sessionId: string };
+export type Principal =
+  | { kind: "key"; id: string }
+  | {
+      kind: "user";
+      id: string;
+      role: Role;
+      sessionId: string;
+      /** the organization requires two-factor sign-in and this user has none yet: the session may only set it up */
+      mustSetUpTwoFactor: boolean;
+    };
 
 /** Who is calling: resolved from an API key or a dashboard session. Every query of a service is confined to it. */
 export interface Scope {

@@ -14,7 +14,7 @@ let other: Merchant;
 const users = {} as Record<Role | "secondOwner", DashboardClient>;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: "true" } });
   merchant = await t.createMerchant();
   other = await t.createMerchant();
   for (const role of ["owner", "admin", "developer", "viewer"] as const) users[role] = await signedInUser(t, merchant.organizationId, role);
@@ -112,6 +112,37 @@ it("revoking a key is logged once: revoking it again is CONFLICT and writes no e
   expect(await trail()).toEqual(before);
 });
 
+it("rotating a webhook secret is logged, by a user and by a key; the REST rotation too", async () => {
+  t.clock.advance(1000);
+  const ROTATE = `mutation($id: ID!) { rotateWebhookEndpointSecret(id: $id) { secret } }`;
+  // Never called (nothing it subscribes to happens here); a loopback address, as the test allows.
+  const url = "http://127.0.0.1:9/audit";
+  const created = await t.api("POST", "/webhook-endpoints", { key: merchant.sandboxKey, body: { url, enabled_events: ["payment.completed"] } });
+  expect(created.status).toBe(201);
+  const { id } = created.body;
+  const before = await trail();
+  expect((await users.developer.graphql(ROTATE, { id })).body.data.rotateWebhookEndpointSecret.secret).toMatch(/^whsec_/);
+  expect(await latestEntry()).toMatchObject({ action: "WEBHOOK_SECRET_ROTATED", resourceId: id, actorLabel: users.developer.email, detail: url });
+  t.clock.advance(1000);
+  const rest = await t.api("POST", `/webhook-endpoints/${id}/rotate-secret`, { key: merchant.sandboxKey });
+  expect(rest.status).toBe(200);
+  const byRest = await latestEntry();
+  expect(byRest).toMatchObject({ action: "WEBHOOK_SECRET_ROTATED", resourceId: id, actorKind: "key" });
+  expect(merchant.sandboxKey.startsWith(byRest.actorLabel)).toBe(true);
+  expect((await trail()).entries).toBe(before.entries + 2);
+});
+
+it("marking a payment completed is logged with its reason; a refused one (not pending) writes no entry", async () => {
+  t.clock.advance(1000);
+  const payment = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "5" } });
+  const MARK = `mutation($id: ID!, $reason: String) { markPaymentCompleted(id: $id, reason: $reason) { status } }`;
+  expect((await users.admin.graphql(MARK, { id: payment.body.id, reason: "Paid in cash" })).body.data.markPaymentCompleted.status).toBe("completed");
+  expect(await latestEntry()).toMatchObject({ action: "PAYMENT_MARKED_COMPLETED", resourceId: payment.body.id, actorLabel: users.admin.email, detail: "Paid in cash" });
+  const before = await trail();
+  expect(errorOf((await users.admin.graphql(MARK, { id: payment.body.id, reason: "again" })).body).code).toBe("CONFLICT");
+  expect(await trail()).toEqual(before);
+});
+
 describe("the settlement wallet", () => {
   it("asks a session user for the password; with it, logs the change and tells every owner", async () => {
     const wallet = Keypair.random().publicKey();
@@ -186,8 +217,8 @@ it("two-factor sign-in turned on and off is logged; a live key then asks for the
   expect(await trail()).toEqual(before);
 
   t.clock.advance(1000);
-  const OFF = `mutation($password: String!) { disableTwoFactor(password: $password) }`;
-  expect((await user.graphql(OFF, { password: user.password })).body.errors).toBeUndefined();
+  const OFF = `mutation($password: String!, $code: String!) { disableTwoFactor(password: $password, code: $code) }`;
+  expect((await user.graphql(OFF, { password: user.password, code: code() })).body.errors).toBeUndefined();
   expect(await latestEntry()).toMatchObject({ action: "TWO_FACTOR_DISABLED", resourceId: user.userId });
 });
 

@@ -104,7 +104,8 @@ describe("dashboard invitations and password reset", () => {
       await again.getByRole("alert").getByText("this invitation has already been used", { exact: false }).waitFor();
       await Promise.all([page.close(), invited.close(), again.close()]);
     }
-  });
+    // Two widths, each a whole flow across three tabs: more than one action takes on a loaded machine.
+  }, 120_000);
 
   it("revokes a pending invitation from the Team screen", async () => {
     const page = await freshPage(LAPTOP);

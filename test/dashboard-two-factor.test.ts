@@ -1,6 +1,6 @@
 // Two-factor sign-in over real HTTP: setup with the authenticator app's code (computed here as the
 // app would, at the injected clock's time), login asking for the code, recovery codes used once,
-// turning it off with the password.
+// turning it off with the password and a code, and an owner requiring it of the whole organization.
 import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postGraphQL, signedInUser } from "./support/dashboard.ts";
@@ -76,10 +76,16 @@ describe("two-factor sign-in", () => {
     expect(errorOf((await login({ code: recovery[3] })).body)?.message).toBe("Invalid code");
     expect(JSON.parse((await t.database.db.user.findUniqueOrThrow({ where: { id: user.userId } })).recoveryCodeHashes!)).toHaveLength(9);
 
-    // Off, with the password (not without it).
-    const DISABLE = `mutation($p: String!) { disableTwoFactor(password: $p) }`;
-    expect(errorOf((await user.graphql(DISABLE, { p: "not the password" })).body)?.code).toBe("UNAUTHENTICATED");
-    expect((await user.graphql(DISABLE, { p: user.password })).body.data).toEqual({ disableTwoFactor: true });
+    // Off, with the password and a code (not without either).
+    const DISABLE = `mutation($p: String!, $c: String!) { disableTwoFactor(password: $p, code: $c) }`;
+    startOfStep();
+    const current = codeAt(setup.secret, t.clock.now());
+    expect(errorOf((await user.graphql(DISABLE, { p: "not the password", c: current })).body)?.code).toBe("UNAUTHENTICATED");
+    expect(errorOf((await user.graphql(DISABLE, { p: user.password, c: current === "000000" ? "111111" : "000000" })).body)).toEqual({
+      message: "Invalid code",
+      code: "UNAUTHENTICATED",
+    });
+    expect((await user.graphql(DISABLE, { p: user.password, c: current })).body.data).toEqual({ disableTwoFactor: true });
     expect((await login({})).body.data.login.user.twoFactorEnabled).toBe(false);
   });
 
@@ -97,6 +103,64 @@ describe("two-factor sign-in", () => {
     startOfStep();
     const done = await owner.graphql(UPDATE, { id: dev.userId, password: owner.password, code: codeAt(secret, t.clock.now()) });
     expect(done.body.data.updateUserRole.role).toBe("admin");
+  });
+
+  it("an owner with it on requires it of everyone: a session without it may then only set it up, and cannot turn it off", async () => {
+    // An organization of its own: the requirement would reach the other tests' users.
+    const org = await t.createMerchant();
+    const REQUIRE = `mutation($r: Boolean!, $p: String!, $c: String!) { setTwoFactorRequired(required: $r, password: $p, code: $c) }`;
+    const VIEWER = `{ viewer { twoFactorSetupRequired user { twoFactorEnabled } organization { twoFactorRequired } } }`;
+    const PAYMENTS = `{ payments(first: 1) { edges { node { id } } } }`;
+    const owner = await signedInUser(t, org.organizationId, "owner");
+    const admin = await signedInUser(t, org.organizationId, "admin");
+    const dev = await signedInUser(t, org.organizationId, "developer");
+
+    // Not before the owner has it on (nobody locks the organization out), and never by an admin.
+    expect(errorOf((await owner.graphql(REQUIRE, { r: true, p: owner.password, c: "123456" })).body)).toEqual({
+      message: "Turn on your own two-factor sign-in before requiring it of everyone",
+      code: "CONFLICT",
+    });
+    expect(errorOf((await admin.graphql(REQUIRE, { r: true, p: admin.password, c: "123456" })).body)).toEqual({
+      message: "Only an owner may require two-factor sign-in",
+      code: "FORBIDDEN",
+    });
+    const { secret } = (await owner.graphql(BEGIN)).body.data.beginTwoFactorSetup;
+    startOfStep();
+    await owner.graphql(CONFIRM, { code: codeAt(secret, t.clock.now()) });
+    expect(errorOf((await owner.graphql(REQUIRE, { r: true, p: "not the password", c: codeAt(secret, t.clock.now()) })).body)?.code).toBe("UNAUTHENTICATED");
+    expect((await owner.graphql(VIEWER)).body.data.viewer.organization.twoFactorRequired).toBe(false);
+    const mailsBefore = await t.database.db.mailMessage.count({ where: { kind: "security_notice" } });
+    expect((await owner.graphql(REQUIRE, { r: true, p: owner.password, c: codeAt(secret, t.clock.now()) })).body.data).toEqual({ setTwoFactorRequired: true });
+    expect(await t.database.db.auditEntry.findFirst({ where: { organizationId: org.organizationId }, orderBy: { createdAt: "desc" } })).toMatchObject({
+      action: "two_factor.required",
+      actorId: owner.userId,
+    });
+    expect(await t.database.db.mailMessage.count({ where: { kind: "security_notice" } })).toBe(mailsBefore + 1);
+
+    // The developer's session goes on, but may only see the viewer and set two-factor up.
+    expect((await dev.graphql(VIEWER)).body.data.viewer).toEqual({
+      twoFactorSetupRequired: true,
+      user: { twoFactorEnabled: false },
+      organization: { twoFactorRequired: true },
+    });
+    expect(errorOf((await dev.graphql(PAYMENTS)).body)).toEqual({
+      message: "Your organization requires two-factor sign-in: set yours up first (beginTwoFactorSetup, then confirmTwoFactor)",
+      code: "FORBIDDEN",
+    });
+    // A fresh login is let in the same way: the password alone opens only the setup.
+    const fresh = await postGraphQL(t, { query: `mutation($e: String!, $p: String!) { login(email: $e, password: $p) { twoFactorSetupRequired } }`, variables: { e: dev.email, p: dev.password } });
+    expect(fresh.body.data.login.twoFactorSetupRequired).toBe(true);
+    const devSetup = (await dev.graphql(BEGIN)).body.data.beginTwoFactorSetup;
+    startOfStep();
+    await dev.graphql(CONFIRM, { code: codeAt(devSetup.secret, t.clock.now()) });
+    expect((await dev.graphql(VIEWER)).body.data.viewer.twoFactorSetupRequired).toBe(false);
+    expect((await dev.graphql(PAYMENTS)).body.errors).toBeUndefined();
+
+    // Nobody turns theirs off while it is required; once the owner stops requiring it, they may.
+    const DISABLE = `mutation($p: String!, $c: String!) { disableTwoFactor(password: $p, code: $c) }`;
+    expect(errorOf((await dev.graphql(DISABLE, { p: dev.password, c: codeAt(devSetup.secret, t.clock.now()) })).body)?.code).toBe("CONFLICT");
+    expect((await owner.graphql(REQUIRE, { r: false, p: owner.password, c: codeAt(secret, t.clock.now()) })).body.data).toEqual({ setTwoFactorRequired: true });
+    expect((await dev.graphql(DISABLE, { p: dev.password, c: codeAt(devSetup.secret, t.clock.now()) })).body.data).toEqual({ disableTwoFactor: true });
   });
 
   it("cannot be begun twice once on, nor confirmed before it is begun, nor by an API key", async () => {

@@ -4,6 +4,7 @@
 // (a real SMTP server receives it) and paid through the checkout on the simulated network while the
 // payments list turns it completed live. Screenshots go to test/artifacts/ (README "Dashboard").
 import { Networks } from "@stellar/stellar-sdk";
+import { Secret, TOTP } from "otpauth";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../src/modules/users/users.service.ts";
@@ -43,16 +44,36 @@ afterAll(async () => {
 
 /** A new tab, signed in as the owner, on the dashboard's home screen. */
 async function signIn(viewport = { width: 1280, height: 900 }): Promise<Page> {
+  const page = await signInAs(owner, viewport);
+  await page.getByRole("heading", { name: "Home" }).waitFor();
+  return page;
+}
+
+/** A new tab where `who` has just signed in (with no code asked). */
+async function signInAs(who: { email: string; password: string }, viewport = { width: 1280, height: 900 }): Promise<Page> {
   await browser.context.clearCookies(); // a fresh sign-in, not the session of the test before
   const page = await browser.context.newPage();
   await page.setViewportSize(viewport);
   await page.goto(`${t.url}/dashboard`);
-  await page.getByLabel("Email").fill(owner.email);
-  await page.getByLabel("Password").fill(owner.password);
+  await page.getByLabel("Email").fill(who.email);
+  await page.getByLabel("Password").fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Home" }).waitFor();
   return page;
 }
+
+/** Sets up two-factor sign-in on the screen shown (Your account, or the one a required setup shows): the app's code, computed as the app would. */
+async function turnOnTwoFactor(page: Page): Promise<void> {
+  await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
+  const key = (await page.locator("code.wrap").textContent())!;
+  await page.getByRole("img", { name: "QR code for your authenticator app" }).waitFor();
+  await page.getByLabel("Code from the app").fill(new TOTP({ secret: Secret.fromBase32(key) }).generate({ timestamp: t.clock.now().getTime() }));
+  await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+  await page.getByRole("region", { name: "Recovery codes" }).waitFor();
+  expect(await page.getByRole("region", { name: "Recovery codes" }).locator("li code").count()).toBe(10);
+  keys.set(page, key);
+}
+const keys = new Map<Page, string>();
+const codeOf = (page: Page) => new TOTP({ secret: Secret.fromBase32(keys.get(page)!) }).generate({ timestamp: t.clock.now().getTime() });
 
 /** Follows a link of the main navigation (opening the menu first on a phone) and waits for its heading. */
 async function go(page: Page, link: string, heading = link) {
@@ -100,6 +121,7 @@ describe("dashboard", () => {
         ["Settings", "Settings"],
         ["Team", "Team"],
         ["Activity", "Activity"],
+        ["Your account", "Your account"],
       ];
       const faults: string[] = [];
       for (const [link, heading] of screens) {
@@ -112,11 +134,12 @@ describe("dashboard", () => {
       // Sandbox is said on every screen, and the switch goes live.
       await page.getByText("Sandbox: test data").waitFor();
       await page.getByText("Live", { exact: true }).click();
-      await page.getByRole("heading", { name: "Activity" }).waitFor();
+      await page.getByRole("heading", { name: "Your account" }).waitFor();
       expect(await page.getByText("Sandbox: test data").count()).toBe(0);
       await page.getByText("Sandbox", { exact: true }).click();
       await page.close();
-    });
+      // Twelve screens, each checked by axe-core: longer than one action takes, on a loaded machine too.
+    }, 120_000);
   }
 
   it("creates an API key shown once, which works on REST until it is revoked", async () => {
@@ -149,7 +172,7 @@ describe("dashboard", () => {
     await page.getByLabel("Your password").fill(owner.password);
     await page.getByRole("button", { name: "Change wallet" }).click();
     // saved: the form empties
-    await expect.poll(() => page.getByLabel("Your password").inputValue()).toBe("");
+    await expect.poll(() => page.getByLabel("Your password").inputValue(), { timeout: 10_000 }).toBe("");
     await go(page, "Activity");
     const row = page.getByRole("row", { name: /Settlement wallet changed/ });
     await row.waitFor();
@@ -261,6 +284,50 @@ describe("dashboard", () => {
       expect(await accessibilityViolations(page)).toEqual([]);
       await page.screenshot({ path: screenshotPath(`dashboard-payment-detail-${name}`), fullPage: true });
       await page.close();
+    }
+  });
+});
+
+describe("two-factor sign-in in the dashboard", () => {
+  it("is set up on Your account; an owner requires it, and a member without it can then only set it up", async () => {
+    // An organization of its own: the other tests sign its owner in without a code.
+    const secure = await t.createMerchant();
+    const secureOwner = { email: "owner@secure.test", password: "secure-owner-password" };
+    const member = { email: "dev@secure.test", password: "secure-member-password" };
+    await createUser(t.deps, { organizationId: secure.organizationId, role: "owner", ...secureOwner });
+    await createUser(t.deps, { organizationId: secure.organizationId, role: "developer", ...member });
+
+    const page = await signInAs(secureOwner);
+    await page.getByRole("heading", { name: "Home" }).waitFor();
+    await go(page, "Your account");
+    await turnOnTwoFactor(page);
+    await page.screenshot({ path: screenshotPath("dashboard-two-factor-recovery-codes"), fullPage: true });
+    await page.getByRole("button", { name: "I have saved them" }).click();
+    await page.getByText("On: signing in asks for a code").waitFor();
+
+    await go(page, "Team");
+    await page.getByLabel("Your password").fill(secureOwner.password);
+    await page.getByLabel("Authentication code").fill(codeOf(page));
+    await page.getByRole("button", { name: "Require two-factor sign-in" }).click();
+    await page.getByText("Required: every member signs in").waitFor();
+    expect(await t.database.db.organization.findUniqueOrThrow({ where: { id: secure.organizationId } })).toMatchObject({ requireTwoFactor: true });
+    await page.close();
+
+    for (const [width, name] of [
+      [390, "phone"],
+      [1280, "laptop"],
+    ] as const) {
+      const memberPage = await signInAs(member, { width, height: 900 });
+      await memberPage.getByRole("heading", { name: "Set up two-factor sign-in", level: 1 }).waitFor();
+      expect(await memberPage.getByRole("navigation", { name: "Main" }).count()).toBe(0);
+      expect(await accessibilityViolations(memberPage)).toEqual([]);
+      await memberPage.screenshot({ path: screenshotPath(`dashboard-two-factor-required-${name}`), fullPage: true });
+      if (name === "laptop") {
+        await turnOnTwoFactor(memberPage);
+        await memberPage.getByRole("button", { name: "I have saved them" }).click();
+        await memberPage.getByRole("heading", { name: "Home" }).waitFor();
+      }
+      await memberPage.close();
     }
   });
 });

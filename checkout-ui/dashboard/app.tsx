@@ -6,11 +6,12 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { Link, Route, Router, Switch, useLocation } from "wouter-preact";
 import { type Environment, clientFor, errorCode, graphql } from "./graphql.ts";
+import { TwoFactor } from "./pages/account.tsx";
 import { Login } from "./pages/login.tsx";
 import { AcceptInvite, ResetPassword } from "./pages/one-time-links.tsx";
 import { ROUTES } from "./routes.tsx";
 import { type Session, SessionContext, type Viewer, storeEnvironment, storedEnvironment } from "./session.tsx";
-import { Button } from "../components/ui.tsx";
+import { Button, Page } from "../components/ui.tsx";
 
 const VIEWER = graphql(`
   query Viewer {
@@ -18,6 +19,7 @@ const VIEWER = graphql(`
       user { id email role twoFactorEnabled }
       organization { id name }
       environment
+      twoFactorSetupRequired
     }
   }
 `);
@@ -29,7 +31,9 @@ async function loadViewer(client: Client): Promise<Loaded> {
   const result = await client.query(VIEWER, {}, { requestPolicy: "network-only" }).toPromise();
   const viewer = result.data?.viewer;
   // A session's viewer has a user; without one the dashboard has nobody to show (an API key is no sign-in).
-  if (viewer?.user) return { state: "signed-in", viewer: { user: viewer.user, organization: viewer.organization } };
+  if (viewer?.user) {
+    return { state: "signed-in", viewer: { user: viewer.user, organization: viewer.organization, twoFactorSetupRequired: viewer.twoFactorSetupRequired } };
+  }
   if (!result.error || errorCode(result.error) === "UNAUTHENTICATED") return { state: "signed-out" };
   return { state: "failed", message: "The dashboard could not reach the service. Reload to try again." };
 }
@@ -84,7 +88,26 @@ export function App() {
       await client.mutation(LOGOUT, {}).toPromise();
       setLoaded({ state: "signed-out" });
     },
+    refresh: () => void reload(),
   };
+  if (session.viewer.twoFactorSetupRequired) {
+    // The server refuses everything else to this session until it is set up.
+    return (
+      <SessionContext.Provider value={session}>
+        <Provider value={client}>
+          <main id="main" class="setup-required">
+            <Page title="Set up two-factor sign-in" actions={<Button onClick={() => void session.signOut()}>Sign out</Button>}>
+              <p>
+                {session.viewer.organization.name} requires two-factor sign-in. Set it up to use the dashboard as{" "}
+                <strong>{session.viewer.user.email}</strong>.
+              </p>
+              <TwoFactor enabled={false} onChanged={session.refresh} />
+            </Page>
+          </main>
+        </Provider>
+      </SessionContext.Provider>
+    );
+  }
   return (
     <SessionContext.Provider value={session}>
       <Provider value={client} key={environment}>
@@ -117,6 +140,7 @@ const NAV: [string, string][] = [
   ["/settings", "Settings"],
   ["/team", "Team"],
   ["/activity", "Activity"],
+  ["/account", "Your account"],
 ];
 
 function Shell(props: { session: Session; children: ComponentChildren }) {

@@ -2,6 +2,7 @@
 import type { ComponentType } from "preact";
 import { Link } from "wouter-preact";
 import { Page } from "../components/ui.tsx";
+import { Account } from "./pages/account.tsx";
 import { Activity } from "./pages/activity.tsx";
 import { ApiKeys } from "./pages/api-keys.tsx";
 import { Home } from "./pages/home.tsx";
@@ -49,5 +50,6 @@ export const ROUTES: { path: string; component: ComponentType<any> }[] = [
   { path: "/settings", component: Settings },
   { path: "/team", component: Team },
   { path: "/activity", component: Activity },
+  { path: "/account", component: Account },
   { path: "/developers/webhooks/:id", component: WebhookEndpointDetail },
 ];

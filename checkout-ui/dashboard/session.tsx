@@ -9,6 +9,8 @@ export type Role = "owner" | "admin" | "developer" | "viewer";
 export interface Viewer {
   user: { id: string; email: string; role: Role; twoFactorEnabled: boolean };
   organization: { id: string; name: string };
+  /** the organization requires two-factor sign-in and this user has none yet: setting it up is all the session may do */
+  twoFactorSetupRequired: boolean;
 }
 
 export interface Session {
@@ -16,6 +18,8 @@ export interface Session {
   environment: Environment;
   setEnvironment(environment: Environment): void;
   signOut(): Promise<void>;
+  /** reads the viewer again (after a change to the user's own account) */
+  refresh(): void;
 }
 
 export const SessionContext = createContext<Session | null>(null);

@@ -27,8 +27,13 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     authorizeOnSubscribe: true,
     authScopes: (ctx) => ({ may: (permission: Permission) => callerMay(ctx.scope, permission) }),
-    unauthorizedError: (_parent, ctx, info) =>
-      forbidden(`${ctx.scope?.principal.kind === "user" ? `The role ${ctx.scope.principal.role}` : "An API key"} may not use ${info.fieldName}`),
+    unauthorizedError: (_parent, ctx, info) => {
+      const principal = ctx.scope?.principal;
+      if (principal?.kind === "user" && principal.mustSetUpTwoFactor) {
+        return forbidden("Your organization requires two-factor sign-in: set yours up first (beginTwoFactorSetup, then confirmTwoFactor)");
+      }
+      return forbidden(`${principal?.kind === "user" ? `The role ${principal.role}` : "An API key"} may not use ${info.fieldName}`);
+    },
   },
   defaultFieldNullability: false,
   prisma: {
@@ -67,12 +72,15 @@ builder.scalarType("Metadata", {
 /**
  * Whether the caller may do what needs `permission`. An API key may do all it could before
  * dashboard users existed (everything but managing the team); a user what their role grants.
- * Without a credential the check passes: authentication is the resolver's (requireService answers
+ * A session whose organization requires two-factor sign-in, which its user has not set up, may do
+ * nothing that needs a permission. Without a credential the check passes: authentication is the resolver's (requireService answers
  * UNAUTHENTICATED), and the checkout's public fields need none.
  */
 function callerMay(scope: Scope | null, permission: Permission): boolean {
   if (!scope) return true;
   if (scope.principal.kind === "key") return permission !== "team";
+  // Until then the session may only use the public fields: the viewer, sign out, set two-factor up.
+  if (scope.principal.mustSetUpTwoFactor) return false;
   return roleAllows(scope.principal.role, permission);
 }
 

@@ -49,7 +49,7 @@ async function identify(deps: Deps, request: Request): Promise<Caller> {
   const found = await sessionOfToken(deps, token);
   if (!found) return { scope: null, refusal: null };
   try {
-    return { scope: sessionScope(found.session, found.user, requestedEnvironment(request.headers.get(ENVIRONMENT_HEADER))), refusal: null };
+    return { scope: sessionScope(found.session, found.user, requestedEnvironment(request.headers.get(ENVIRONMENT_HEADER)), found.mustSetUpTwoFactor), refusal: null };
   } catch (error) {
     return { scope: null, refusal: error as DomainError };
   }

@@ -24,6 +24,8 @@ const ACTIONS: Record<string, string> = {
   SETTLEMENT_WALLET_CHANGED: "Settlement wallet changed",
   TWO_FACTOR_ENABLED: "Two-factor sign-in turned on",
   TWO_FACTOR_DISABLED: "Two-factor sign-in turned off",
+  TWO_FACTOR_REQUIRED: "Two-factor sign-in required for everyone",
+  TWO_FACTOR_NO_LONGER_REQUIRED: "Two-factor sign-in no longer required",
 };
 
 export function Activity() {

@@ -8,7 +8,12 @@ import { errorText, graphql } from "../graphql.ts";
 import { type Role, can, useSession } from "../session.tsx";
 import { Invitations } from "./team-invitations.tsx";
 
-const USERS = graphql(`query Users { users { id email role createdAt } }`);
+const USERS = graphql(`query Users { users { id email role twoFactorEnabled createdAt } organization { id twoFactorRequired } }`);
+const REQUIRE_TWO_FACTOR = graphql(`
+  mutation SetTwoFactorRequired($required: Boolean!, $password: String!, $code: String!) {
+    setTwoFactorRequired(required: $required, password: $password, code: $code)
+  }
+`);
 const SET_ROLE = graphql(`
   mutation UpdateUserRole($id: ID!, $role: UserRole!, $password: String!, $code: String) {
     updateUserRole(id: $id, role: $role, password: $password, code: $code) { id role }
@@ -63,7 +68,7 @@ export function Team() {
           </div>
         </form>
       )}
-      <Table caption="Team members" head={["Email", "Role", "Since", ""]} rows={users.length}>
+      <Table caption="Team members" head={["Email", "Role", "Two-factor", "Since", ""]} rows={users.length}>
         {users.map((u) => (
           <tr key={u.id}>
             <td>{u.email}</td>
@@ -84,6 +89,7 @@ export function Team() {
                 ROLES.find(([value]) => value === u.role)?.[1]
               )}
             </td>
+            <td>{u.twoFactorEnabled ? "On" : "Off"}</td>
             <td>
               <When at={u.createdAt} />
             </td>
@@ -105,7 +111,48 @@ export function Team() {
           </tr>
         ))}
       </Table>
+      {session.viewer.user.role === "owner" && result.data && (
+        <RequireTwoFactor required={result.data.organization.twoFactorRequired} onChanged={refresh} />
+      )}
       {mayManage && <Invitations roles={ROLES} callerRole={session.viewer.user.role} />}
     </Page>
+  );
+}
+
+/** An owner requires two-factor sign-in of everyone (their own must be on), after the password and code again. */
+function RequireTwoFactor(props: { required: boolean; onChanged: () => void }) {
+  const session = useSession();
+  const [result, set] = useMutation(REQUIRE_TWO_FACTOR);
+  const reauthentication = useReauthentication();
+  const next = !props.required;
+  return (
+    <form
+      class="panel"
+      aria-labelledby="require-two-factor-heading"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const { password, code } = reauthentication.values;
+        const answer = await set({ required: next, password, code: code ?? "" });
+        if (answer.data) (reauthentication.reset(), props.onChanged());
+      }}
+    >
+      <h2 id="require-two-factor-heading">Two-factor sign-in for everyone</h2>
+      <p>
+        {props.required
+          ? "Required: every member signs in with a code from an authenticator app. Members without it can only set it up."
+          : "Not required: each member chooses. When required, members without it must set it up before they can do anything else."}
+      </p>
+      {!session.viewer.user.twoFactorEnabled ? (
+        <p class="muted">Turn on your own two-factor sign-in (Your account) before requiring it of everyone.</p>
+      ) : (
+        <>
+          {reauthentication.fields}
+          <Notice>{errorText(result.error)}</Notice>
+          <Button type="submit" variant={next ? "primary" : "danger"} disabled={result.fetching}>
+            {next ? "Require two-factor sign-in" : "Stop requiring two-factor sign-in"}
+          </Button>
+        </>
+      )}
+    </form>
   );
 }

@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   "settlement_wallet.changed",
   "two_factor.enabled",
   "two_factor.disabled",
+  "two_factor.required",
+  "two_factor.no_longer_required",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -47,6 +47,9 @@ export const OrganizationType = builder.objectRef<OrganizationView>("Organizatio
   fields: (t) => ({
     id: t.exposeID("id"),
     name: t.exposeString("name"),
+    twoFactorRequired: t.exposeBoolean("requireTwoFactor", {
+      description: "every user must sign in with two-factor: a session without it may only set it up (setTwoFactorRequired)",
+    }),
     environment: t.field({ type: EnvironmentEnum, resolve: (org) => org.environment }),
     displayName: t.exposeString("ownDisplayName", {
       nullable: true,

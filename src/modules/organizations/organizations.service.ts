@@ -39,7 +39,7 @@ function displayableName(field: string, value: string): string {
 export async function createOrganization(deps: Deps, input: { name: string }) {
   const name = displayableName("name", input.name);
   const id = deps.ids.newId("org");
-  await insertOrganization(deps.db, { id, name, createdAt: deps.clock.now() });
+  await insertOrganization(deps.db, { id, name, createdAt: deps.clock.now(), requireTwoFactor: false });
   return {
     organization_id: id,
     sandbox_api_key: await createApiKey(deps, { organizationId: id, environment: "sandbox" }),
@@ -205,7 +205,7 @@ export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationI
 export async function organizationOfScope(ctx: ServiceContext) {
   const organization = await requireOrganization(ctx, ctx.scope.organizationId);
   const settings = await loadSettings(ctx, ctx.scope);
-  return { id: organization.id, name: organization.name, environment: ctx.scope.environment, ...settings };
+  return { id: organization.id, name: organization.name, requireTwoFactor: organization.requireTwoFactor, environment: ctx.scope.environment, ...settings };
 }
 
 /**

@@ -46,6 +46,12 @@ export function oldestOrganizationNamed(db: Db, name: string): Promise<Organizat
   return typed.first(typed.q.selectFrom("Organization").selectAll().where("name", "=", name).orderBy("createdAt").orderBy("id").limit(1));
 }
 
+/** Sets whether the organization requires two-factor sign-in, with `alongside` (its audit entry and notices) in the same transaction. */
+export async function saveRequireTwoFactor(db: Db, id: string, required: boolean, alongside: Statement[]): Promise<void> {
+  const typed = typedSql(db);
+  await typed.direct.batch([typed.statement(typed.q.updateTable("Organization").set({ requireTwoFactor: required }).where("id", "=", id)), ...alongside]);
+}
+
 /** Creates the environment's settings row if need be, with this settlement wallet, in one transaction with `alongside`. */
 export async function saveSettlementAddress(db: Db, key: SettingsKey, address: string, now: Date, alongside: Statement[] = []): Promise<void> {
   const typed = typedSql(db);

@@ -10,8 +10,9 @@
 import type { CheckoutSession, Payment } from "../../generated/sqlite/client.ts";
 import { type Deps, type ServiceContext, isInScope } from "../../context.ts";
 import { type Db, type Tx, directSql } from "../../db/client.ts";
-import type { BatchStep, StatementResult } from "../../db/direct-sql.ts";
+import type { BatchStep, Statement, StatementResult } from "../../db/direct-sql.ts";
 import { conflict, notFound } from "../../errors.ts";
+import { actorOf, auditStatement } from "../audit/audit.service.ts";
 import type { Asset } from "../../shared/assets.ts";
 import type { EventType } from "../events/event-kinds.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
@@ -127,16 +128,17 @@ export function appendCompletion(
   return completed;
 }
 
-/** Completes one payment in a batch of its own (see appendCompletion). Returns the completed payment. */
+/** Completes one payment in a batch of its own (see appendCompletion), with `alongside` (its audit entry). Returns the completed payment. */
 export async function completePayment(
   deps: MoveDeps & Pick<Deps, "db">,
   payment: Pick<Payment, "id">,
   details: CompletionDetails = {},
+  alongside: Statement[] = [],
 ): Promise<Payment> {
   const relations = await loadCompletionRelations(deps.db, [payment.id]);
   const steps: BatchStep[] = [];
   const completed = appendCompletion(steps, deps, payment.id, relations.get(payment.id)!, details);
-  return completed(await directSql(deps.db).batch(steps));
+  return completed(await directSql(deps.db).batch([...steps, ...alongside]));
 }
 
 /**
@@ -168,5 +170,6 @@ export async function expirePayment(tx: Tx, deps: MoveDeps, payment: Pick<Paymen
 export async function markPaymentCompleted(ctx: ServiceContext, id: string, input: ManualCompletionInput): Promise<Payment> {
   const payment = await paymentById(ctx.db, id);
   if (!payment || !isInScope(payment, ctx.scope)) throw notFound();
-  return completePayment(ctx, payment, { txHash: input.tx_hash, payerAddress: input.payer_address, manualCompletionReason: input.reason });
+  const audit = auditStatement(ctx, await actorOf(ctx), { action: "payment.marked_completed", resourceId: payment.id, detail: input.reason ?? null });
+  return completePayment(ctx, payment, { txHash: input.tx_hash, payerAddress: input.payer_address, manualCompletionReason: input.reason }, [audit]);
 }

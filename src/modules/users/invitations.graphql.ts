@@ -8,6 +8,7 @@ import { acceptInvitation, inviteUser, listPendingInvitations, publicInvitation,
 import { requestPasswordReset, resetPassword } from "./password-resets.service.ts";
 import type { Role } from "./roles.ts";
 import { sessionCookie, sessionScope } from "./sessions.service.ts";
+import { mustSetUpTwoFactor } from "./two-factor.ts";
 import { UserRoleEnum, ViewerType } from "./users.graphql.ts";
 
 const InvitationType = builder.objectRef<ReturnType<typeof publicInvitation>>("Invitation").implement({
@@ -57,7 +58,7 @@ builder.mutationFields((t) => ({
       if (!ctx.setCookie) throw badRequest("acceptInvitation is answered on /graphql only");
       const { token, session, user } = await acceptInvitation(ctx.deps, args);
       ctx.setCookie(sessionCookie(ctx.deps.config, token));
-      return { user, scope: sessionScope(session, user as User & { role: Role }, "sandbox"), deps: ctx.deps };
+      return { user, scope: sessionScope(session, user as User & { role: Role }, "sandbox", await mustSetUpTwoFactor(ctx.deps, user)), deps: ctx.deps };
     },
   }),
   requestPasswordReset: t.boolean({

@@ -4,6 +4,7 @@ import type { Scope, ServiceContext } from "../../context.ts";
 import { badRequest, tooManyRequests, unauthorized } from "../../errors.ts";
 import { MAX_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
 import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";
+import { sessionOf } from "./session-user.ts";
 import { userById } from "./users.store.ts";
 
 /** Counts failed logins per email and per address (src/gate/rate-limit.ts keeps the counts). */
@@ -17,12 +18,6 @@ export interface LoginThrottle {
 
 /** What login answers a user with two-factor sign-in who sent no code: the dashboard then asks for one. */
 export const CODE_REQUIRED = "A code from your authenticator app (or a recovery code) is required";
-
-/** The caller's session, or BAD_REQUEST for an API key. */
-export const sessionOf = (scope: Scope) => {
-  if (scope.principal.kind !== "user") throw badRequest("Only a dashboard session can do this; an API key has no user");
-  return scope.principal;
-};
 
 /** What a sensitive action asks for again: the password, and the code with two-factor sign-in on. */
 export interface Reauthentication {

@@ -8,6 +8,7 @@ import { badRequest } from "../../errors.ts";
 import { type Liveness, insertSession, liveSessionByTokenHash, touchSession } from "./dashboard-sessions.store.ts";
 import { hashToken, newToken } from "./link-tokens.ts";
 import { type Role, isRole } from "./roles.ts";
+import { mustSetUpTwoFactor } from "./two-factor.ts";
 import { userById } from "./users.store.ts";
 
 export const SESSION_COOKIE = "sp_session";
@@ -39,14 +40,17 @@ export async function startSession(deps: Deps, userId: string): Promise<{ token:
 }
 
 /** The session and its user for a cookie's token, or null (unknown, revoked, expired, user removed). */
-export async function sessionOfToken(deps: Deps, token: string): Promise<{ session: DashboardSession; user: User & { role: Role } } | null> {
+export async function sessionOfToken(
+  deps: Deps,
+  token: string,
+): Promise<{ session: DashboardSession; user: User & { role: Role }; mustSetUpTwoFactor: boolean } | null> {
   const now = deps.clock.now();
   const session = await liveSessionByTokenHash(deps.db, hashToken(token), sessionLiveness(now));
   if (!session) return null;
   const user = await userById(deps.db, session.userId);
   if (!user || !isRole(user.role)) return null;
   if (now.getTime() - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) await touchSession(deps.db, session.id, now);
-  return { session, user: user as User & { role: Role } };
+  return { session, user: user as User & { role: Role }, mustSetUpTwoFactor: await mustSetUpTwoFactor(deps, user) };
 }
 
 /** The environment a session's request asks for: `Service-Environment`, sandbox when absent. */
@@ -57,10 +61,15 @@ export function requestedEnvironment(header: string | null): Environment {
 }
 
 /** The scope of a session's request. */
-export const sessionScope = (session: DashboardSession, user: User & { role: Role }, environment: Environment): Scope => ({
+export const sessionScope = (
+  session: DashboardSession,
+  user: User & { role: Role },
+  environment: Environment,
+  mustSetUpTwoFactor: boolean,
+): Scope => ({
   organizationId: user.organizationId,
   environment,
-  principal: { kind: "user", id: user.id, role: user.role, sessionId: session.id },
+  principal: { kind: "user", id: user.id, role: user.role, sessionId: session.id, mustSetUpTwoFactor },
 });
 
 /** The session token in a Cookie header, or null. */

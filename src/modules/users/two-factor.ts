@@ -8,8 +8,9 @@ import type { Deps, ServiceContext } from "../../context.ts";
 import { badRequest, conflict, unauthorized } from "../../errors.ts";
 import { randomBase62 } from "../../shared/ids.ts";
 import { secretBoxOf } from "../../webhooks/secret-box.ts";
-import { verifyPassword } from "./passwords.ts";
 import { actorOf, auditStatement } from "../audit/audit.service.ts";
+import { findOrganization } from "../organizations/organizations.store.ts";
+import { sessionOf } from "./session-user.ts";
 import { setTwoFactor, userById } from "./users.store.ts";
 
 const RECOVERY_CODES = 10;
@@ -19,6 +20,11 @@ const totpOf = (secret: string, email: string) => new TOTP({ issuer: ISSUER, lab
 const hashCode = (code: string) => createHash("sha256").update(code).digest("hex");
 
 export const twoFactorEnabled = (user: Pick<User, "totpEnabledAt">) => user.totpEnabledAt !== null;
+
+/** Whether the user's organization requires two-factor sign-in and the user has none yet. */
+export async function mustSetUpTwoFactor(deps: Pick<Deps, "db">, user: Pick<User, "totpEnabledAt" | "organizationId">): Promise<boolean> {
+  return !twoFactorEnabled(user) && (await findOrganization(deps.db, user.organizationId))?.requireTwoFactor === true;
+}
 
 /** Whether `code` is the current TOTP code (one step either side, for clock drift). */
 function totpMatches(deps: Deps, user: User, code: string): boolean {
@@ -39,14 +45,9 @@ export async function secondFactorMatches(deps: Deps, user: User, code: string):
   return setTwoFactor(deps.db, user.id, { recoveryCodeHashes: JSON.stringify(hashes.filter((h) => h !== used)) }, deps.clock.now(), { unlessChangedFrom: user.recoveryCodeHashes });
 }
 
-function signedInUser(ctx: ServiceContext) {
-  if (ctx.scope.principal.kind !== "user") throw badRequest("Only a dashboard session can do this; an API key has no user");
-  return ctx.scope.principal.id;
-}
-
 /** Starts (or restarts) setting up two-factor sign-in: a new secret, for the app (as an otpauth:// URI, a QR code's content). */
 export async function beginTwoFactorSetup(ctx: ServiceContext): Promise<{ secret: string; uri: string }> {
-  const user = await userById(ctx.db, signedInUser(ctx));
+  const user = await userById(ctx.db, sessionOf(ctx.scope).id);
   if (!user) throw unauthorized();
   if (twoFactorEnabled(user)) throw conflict("Two-factor sign-in is already on; turn it off first");
   const secret = new Secret({ size: 20 }).base32;
@@ -56,7 +57,7 @@ export async function beginTwoFactorSetup(ctx: ServiceContext): Promise<{ secret
 
 /** Turns two-factor sign-in on with a code from the app; answers the recovery codes, shown only now. */
 export async function confirmTwoFactor(ctx: ServiceContext, code: string): Promise<string[]> {
-  const user = await userById(ctx.db, signedInUser(ctx));
+  const user = await userById(ctx.db, sessionOf(ctx.scope).id);
   if (!user) throw unauthorized();
   if (twoFactorEnabled(user)) throw conflict("Two-factor sign-in is already on");
   if (!user.totpSecret) throw badRequest("Begin the setup first (beginTwoFactorSetup)");
@@ -67,12 +68,4 @@ export async function confirmTwoFactor(ctx: ServiceContext, code: string): Promi
     alongside: [entry],
   });
   return codes;
-}
-
-/** Turns two-factor sign-in off, after the password again. */
-export async function disableTwoFactor(ctx: ServiceContext, password: string): Promise<void> {
-  const user = await userById(ctx.db, signedInUser(ctx));
-  if (!user || !(await verifyPassword(user.passwordHash, password))) throw unauthorized("password is not the current password");
-  const entry = auditStatement(ctx, await actorOf(ctx), { action: "two_factor.disabled", resourceId: user.id });
-  await setTwoFactor(ctx.db, user.id, { totpSecret: null, totpEnabledAt: null, recoveryCodeHashes: null }, ctx.clock.now(), { alongside: [entry] });
 }

@@ -11,7 +11,8 @@ import { organizationOfScope } from "../organizations/organizations.service.ts";
 import { ROLES, type Role } from "./roles.ts";
 import { clearedSessionCookie, sessionCookie, sessionScope } from "./sessions.service.ts";
 import { changePassword, listUsers, login, logout, publicUser, removeUser, updateUserRole } from "./users.service.ts";
-import { beginTwoFactorSetup, confirmTwoFactor, disableTwoFactor } from "./two-factor.ts";
+import { beginTwoFactorSetup, confirmTwoFactor, mustSetUpTwoFactor } from "./two-factor.ts";
+import { disableTwoFactor, setTwoFactorRequired } from "./two-factor-policy.ts";
 import { userById } from "./users.store.ts";
 
 export const UserRoleEnum = builder.enumType("UserRole", { values: ROLES });
@@ -47,11 +48,17 @@ export const ViewerType = builder.objectRef<Viewer>("Viewer").implement({
     user: t.field({ type: DashboardUserType, nullable: true, resolve: (v) => (v.user ? publicUser(v.user) : null) }),
     organization: t.field({ type: OrganizationType, resolve: (v) => organizationOfScope({ ...v.deps, scope: v.scope }) }),
     environment: t.field({ type: EnvironmentEnum, resolve: (v) => v.scope.environment }),
+    twoFactorSetupRequired: t.boolean({
+      description: "the organization requires two-factor sign-in and this user has not set it up: until then the session may only set it up",
+      resolve: (v) => v.scope.principal.kind === "user" && v.scope.principal.mustSetUpTwoFactor,
+    }),
   }),
 });
 
 builder.queryFields((t) => ({
   viewer: t.field({
+    // Any signed-in caller, even a session that must set up two-factor sign-in first.
+    ...PUBLIC_FIELD,
     type: ViewerType,
     resolve: async (_root, _args, ctx) => {
       const { db, scope } = requireService(ctx);
@@ -86,7 +93,7 @@ builder.mutationFields((t) => ({
       const input = { email: args.email, password: args.password, code: args.code, address: ctx.clientAddress };
       const { token, session, user } = await login(ctx.deps, ctx.deps.loginThrottle, input);
       ctx.setCookie(sessionCookie(ctx.deps.config, token));
-      return { user, scope: sessionScope(session, user as User & { role: Role }, "sandbox"), deps: ctx.deps };
+      return { user, scope: sessionScope(session, user as User & { role: Role }, "sandbox", await mustSetUpTwoFactor(ctx.deps, user)), deps: ctx.deps };
     },
   }),
   logout: t.boolean({
@@ -121,10 +128,33 @@ builder.mutationFields((t) => ({
   }),
   disableTwoFactor: t.boolean({
     ...PUBLIC_FIELD,
-    description: "Turns the caller's two-factor sign-in off (the password is asked again)",
-    args: { password: t.arg.string({ required: true }) },
+    description:
+      "Turns the caller's two-factor sign-in off: the password and a code are asked again. Refused (CONFLICT) while the organization requires it",
+    args: {
+      password: t.arg.string({ required: true }),
+      code: t.arg.string({ required: true, description: "the authenticator app's code or a recovery code" }),
+    },
     resolve: async (_root, args, ctx) => {
-      await disableTwoFactor(requireService(ctx), args.password);
+      await disableTwoFactor(requireService(ctx), ctx.deps.loginThrottle, { password: args.password, code: args.code, address: ctx.clientAddress });
+      return true;
+    },
+  }),
+  setTwoFactorRequired: t.boolean({
+    ...needs("team"),
+    description:
+      "Requires (or stops requiring) two-factor sign-in of every user of the organization: owners only, with their own on, the password and code again; every owner is mailed. Users without it may then only set it up",
+    args: {
+      required: t.arg.boolean({ required: true }),
+      password: t.arg.string({ required: true, description: "the caller's password, again" }),
+      code: t.arg.string({ required: true, description: "the caller's authenticator code or a recovery code" }),
+    },
+    resolve: async (_root, args, ctx) => {
+      await setTwoFactorRequired(requireService(ctx), ctx.deps.loginThrottle, {
+        required: args.required,
+        password: args.password,
+        code: args.code,
+        address: ctx.clientAddress,
+      });
       return true;
     },
   }),

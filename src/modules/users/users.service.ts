@@ -9,7 +9,8 @@ import { revokeOtherSessionsStatement, revokeSession } from "./dashboard-session
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from "./passwords.ts";
 import { type Role, ROLES, isRole } from "./roles.ts";
 import { startSession } from "./sessions.service.ts";
-import { CODE_REQUIRED, type LoginThrottle, type Reauthentication, reauthenticate, sessionOf } from "./reauthentication.ts";
+import { CODE_REQUIRED, type LoginThrottle, type Reauthentication, reauthenticate } from "./reauthentication.ts";
+import { sessionOf } from "./session-user.ts";
 import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";
 import { deleteUser, insertUser, setPasswordHashStatement, setUserRole, userByEmail, userById, usersOfOrganization } from "./users.store.ts";
 import { typedSql } from "../../db/client.ts";

@@ -3,6 +3,7 @@
 import type { WebhookEndpoint } from "../../generated/sqlite/client.ts";
 import { type Deps, type ServiceContext, inScope } from "../../context.ts";
 import { badRequest, notFound } from "../../errors.ts";
+import { actorOf, auditStatement } from "../audit/audit.service.ts";
 import { findPrivateAddress } from "../../webhooks/ssrf-guard.ts";
 import { type SecretBox, SecretKeyMissingError, secretBoxOf } from "../../webhooks/secret-box.ts";
 import { generateSecret } from "../../webhooks/signing.ts";
@@ -12,6 +13,7 @@ import {
   findWebhookEndpoint,
   insertWebhookEndpoint,
   replaceSecretsIfUnchanged,
+  rotateSecretsIfCurrent,
   updateWebhookEndpointRow,
 } from "./webhook-endpoints.store.ts";
 
@@ -104,13 +106,15 @@ export async function rotateWebhookEndpointSecret(ctx: ServiceContext, id: strin
   const current = await getWebhookEndpoint(ctx, id);
   const now = ctx.clock.now();
   const secret = generateSecret();
-  const endpoint = await updateWebhookEndpointRow(ctx.db, id, {
+  const actor = await actorOf(ctx);
+  const rotated = {
     secret: secretBoxOf(ctx.config).seal(secret),
     previousSecret: current.secret,
     previousSecretExpiresAt: new Date(now.getTime() + ROTATION_GRACE_MS),
     updatedAt: now,
-  });
-  return { endpoint, secret };
+  };
+  const audit = auditStatement(ctx, actor, { action: "webhook.secret_rotated", resourceId: id, detail: current.url });
+  return { endpoint: await rotateSecretsIfCurrent(ctx.db, id, current.secret, rotated, [audit]), secret };
 }
 
 export interface ResealResult {

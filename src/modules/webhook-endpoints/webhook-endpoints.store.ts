@@ -9,6 +9,7 @@ import { type Db, typedSql } from "../../db/client.ts";
 import type { Row, Statement } from "../../db/direct-sql.ts";
 import { type InScope, type PageRequest, listOf } from "../../db/list-page.ts";
 import { type DB, type TypedSql, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { conflict } from "../../errors.ts";
 
 /** An endpoint that receives events: enabled and not deleted (webhook-endpoints.service.ts `isLive`). */
 export const liveEndpoint = (eb: ExpressionBuilder<DB, "WebhookEndpoint">) =>
@@ -26,6 +27,24 @@ export const findWebhookEndpoint = (db: Db, scope: Pick<Scope, "organizationId" 
 /** Sets the given columns; returns the endpoint as it is now. */
 export const updateWebhookEndpointRow = (db: Db, id: string, changes: Prisma.WebhookEndpointUncheckedUpdateInput): Promise<WebhookEndpoint> =>
   db.webhookEndpoint.update({ where: { id }, data: changes });
+
+/** The new secrets of a rotation. */
+export type RotatedSecrets = Pick<WebhookEndpoint, "secret" | "previousSecret" | "previousSecretExpiresAt" | "updatedAt">;
+
+/**
+ * Writes a rotation over the endpoint's secret if it is still `current` (two rotations at once: the
+ * second is refused rather than dropping the first's secret), with `alongside` (its audit entry) in
+ * the same transaction; returns the endpoint as it is now.
+ */
+export async function rotateSecretsIfCurrent(db: Db, id: string, current: string, rotated: RotatedSecrets, alongside: Statement[]): Promise<WebhookEndpoint> {
+  const typed = typedSql(db);
+  const rotate = typed.q.updateTable("WebhookEndpoint").set(rotated).where("id", "=", id).where("secret", "=", current);
+  await typed.direct.batch([
+    typed.statement(rotate, { expect: { changes: 1, error: () => conflict("The webhook endpoint's secret was rotated meanwhile; try again") } }),
+    ...alongside,
+  ]);
+  return db.webhookEndpoint.findUniqueOrThrow({ where: { id } });
+}
 
 // ---- secrets (resealWebhookSecrets)
 

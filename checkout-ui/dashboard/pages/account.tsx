@@ -1,0 +1,162 @@
+// Your account: the signed-in person's own password and two-factor sign-in. The two-factor setup is
+// also the only screen of a session whose organization requires it and who has none yet (app.tsx).
+import { useMutation } from "@urql/preact";
+import { useState } from "preact/hooks";
+import { Button, Field, Notice, Page } from "../../components/ui.tsx";
+import { QrCode } from "../../components/qr.tsx";
+import { errorText, graphql } from "../graphql.ts";
+import { useSession } from "../session.tsx";
+
+const CHANGE_PASSWORD = graphql(`
+  mutation ChangePassword($current: String!, $next: String!) { changePassword(currentPassword: $current, newPassword: $next) }
+`);
+const BEGIN = graphql(`mutation BeginTwoFactorSetup { beginTwoFactorSetup { secret uri } }`);
+const CONFIRM = graphql(`mutation ConfirmTwoFactor($code: String!) { confirmTwoFactor(code: $code) }`);
+const DISABLE = graphql(`mutation DisableTwoFactor($password: String!, $code: String!) { disableTwoFactor(password: $password, code: $code) }`);
+
+export function Account() {
+  const session = useSession();
+  return (
+    <Page title="Your account">
+      <p class="muted">
+        Signed in as <strong>{session.viewer.user.email}</strong> ({session.viewer.user.role}).
+      </p>
+      <TwoFactor enabled={session.viewer.user.twoFactorEnabled} onChanged={session.refresh} />
+      <PasswordForm />
+    </Page>
+  );
+}
+
+function PasswordForm() {
+  const [current, setCurrent] = useState("");
+  const [next, setNext] = useState("");
+  const [result, change] = useMutation(CHANGE_PASSWORD);
+  return (
+    <form
+      class="panel"
+      aria-labelledby="password-heading"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const answer = await change({ current, next });
+        if (answer.data) (setCurrent(""), setNext(""));
+      }}
+    >
+      <h2 id="password-heading">Password</h2>
+      <Field label="Current password" type="password" autoComplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
+      <Field
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        required
+        hint="Your other sessions end when it changes."
+        value={next}
+        onInput={(e) => setNext(e.currentTarget.value)}
+      />
+      <Notice>{errorText(result.error)}</Notice>
+      {result.data && !result.error && <Notice kind="ok">Password changed. Your other sessions have ended.</Notice>}
+      <Button type="submit" variant="primary" disabled={result.fetching}>
+        Change password
+      </Button>
+    </form>
+  );
+}
+
+/** Two-factor sign-in: set up with the app (QR code, then its code; the recovery codes shown once), or turned off. */
+export function TwoFactor(props: { enabled: boolean; onChanged: () => void }) {
+  const [setup, begin] = useMutation(BEGIN);
+  const [confirmation, confirm] = useMutation(CONFIRM);
+  const [code, setCode] = useState("");
+  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  const secret = setup.data?.beginTwoFactorSetup;
+  if (recoveryCodes) {
+    return (
+      <section class="panel" aria-labelledby="two-factor-heading">
+        <h2 id="two-factor-heading">Two-factor sign-in is on</h2>
+        <div class="secret" role="region" aria-label="Recovery codes">
+          <p>
+            <strong>Recovery codes</strong>: each signs you in once if you lose the app. Keep them somewhere safe now: they will not be shown
+            again.
+          </p>
+          <ul class="recovery-codes">
+            {recoveryCodes.map((c) => (
+              <li key={c}>
+                <code>{c}</code>
+              </li>
+            ))}
+          </ul>
+          <Button variant="primary" onClick={() => (setRecoveryCodes(null), props.onChanged())}>
+            I have saved them
+          </Button>
+        </div>
+      </section>
+    );
+  }
+  if (props.enabled) return <DisableTwoFactor onChanged={props.onChanged} />;
+  return (
+    <section class="panel" aria-labelledby="two-factor-heading">
+      <h2 id="two-factor-heading">Two-factor sign-in</h2>
+      <p>Off. With it on, signing in asks for a code from an authenticator app as well as your password.</p>
+      {!secret ? (
+        <>
+          <Notice>{errorText(setup.error)}</Notice>
+          <Button variant="primary" disabled={setup.fetching} onClick={() => void begin({})}>
+            Set up two-factor sign-in
+          </Button>
+        </>
+      ) : (
+        <form
+          onSubmit={async (e) => {
+            e.preventDefault();
+            const answer = await confirm({ code: code.trim() });
+            if (answer.data) setRecoveryCodes(answer.data.confirmTwoFactor);
+          }}
+        >
+          <p>Scan this code with your authenticator app, or type the key into it. Then enter the 6-digit code it shows.</p>
+          <QrCode value={secret.uri} label="QR code for your authenticator app" />
+          <p>
+            Key: <code class="wrap">{secret.secret}</code>
+          </p>
+          <Field
+            label="Code from the app"
+            inputMode="numeric"
+            autoComplete="one-time-code"
+            pattern="[0-9]{6}"
+            required
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
+          <Notice>{errorText(confirmation.error)}</Notice>
+          <Button type="submit" variant="primary" disabled={confirmation.fetching}>
+            Turn on two-factor sign-in
+          </Button>
+        </form>
+      )}
+    </section>
+  );
+}
+
+function DisableTwoFactor(props: { onChanged: () => void }) {
+  const [password, setPassword] = useState("");
+  const [code, setCode] = useState("");
+  const [result, disable] = useMutation(DISABLE);
+  return (
+    <form
+      class="panel"
+      aria-labelledby="two-factor-heading"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const answer = await disable({ password, code: code.trim() });
+        if (answer.data) props.onChanged();
+      }}
+    >
+      <h2 id="two-factor-heading">Two-factor sign-in</h2>
+      <p>On: signing in asks for a code from your authenticator app.</p>
+      <Field label="Your password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+      <Field label="Authentication code" autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+      <Notice>{errorText(result.error)}</Notice>
+      <Button type="submit" variant="danger" disabled={result.fetching}>
+        Turn off two-factor sign-in
+      </Button>
+    </form>
+  );
+}
