@@ -4,6 +4,7 @@
 import { Keypair } from "@stellar/stellar-sdk";
 import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { revokeApiKey } from "../src/modules/api-keys/api-keys.service.ts";
 import type { Role } from "../src/modules/users/roles.ts";
 import { type DashboardClient, postGraphQL, signedInUser } from "./support/dashboard.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
@@ -220,6 +221,29 @@ it("two-factor sign-in turned on and off is logged; a live key then asks for the
   const OFF = `mutation($password: String!, $code: String!) { disableTwoFactor(password: $password, code: $code) }`;
   expect((await user.graphql(OFF, { password: user.password, code: code() })).body.errors).toBeUndefined();
   expect(await latestEntry()).toMatchObject({ action: "TWO_FACTOR_DISABLED", resourceId: user.userId });
+});
+
+it("the operator's changes through the admin CLI are logged as the operator's", async () => {
+  // What `org create`, `key create`, `key revoke` and `wallet set` run (src/cli/admin-commands.ts).
+  const org = await t.createMerchant();
+  const entries = () => t.database.db.auditEntry.findMany({ where: { organizationId: org.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+  const made = await entries();
+  expect(made.map((e) => [e.action, e.environment, e.actorKind, e.actorId, e.actorLabel])).toEqual([
+    ["api_key.created", "sandbox", "operator", "cli", "operator (admin CLI)"],
+    ["api_key.created", "production", "operator", "cli", "operator (admin CLI)"],
+    // the test merchant's wallets, set as `wallet set` sets them
+    ["settlement_wallet.changed", "sandbox", "operator", "cli", "operator (admin CLI)"],
+    ["settlement_wallet.changed", "production", "operator", "cli", "operator (admin CLI)"],
+  ]);
+  t.clock.advance(1000);
+  await revokeApiKey(t.deps, { prefix: org.sandboxKey.slice(0, 16) });
+  const revoked = (await entries()).at(-1)!;
+  expect(revoked).toMatchObject({ action: "api_key.revoked", actorKind: "operator", detail: org.sandboxKey.slice(0, 16) });
+  await expect(revokeApiKey(t.deps, { prefix: org.sandboxKey.slice(0, 16) })).rejects.toThrow("names no active key");
+  expect(await entries()).toHaveLength(made.length + 1);
+  // and the dashboard shows them as the operator's
+  const owner = await signedInUser(t, org.organizationId, "owner");
+  expect((await owner.graphql(AUDIT_LOG, { first: 1 })).body.data.auditLog.edges[0].node).toMatchObject({ action: "API_KEY_REVOKED", actorKind: "operator" });
 });
 
 describe("reading the log", () => {

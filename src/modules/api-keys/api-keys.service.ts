@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { type Deps, type Environment, type Scope, type ServiceContext, inScope } from "../../context.ts";
 import type { Statement } from "../../db/direct-sql.ts";
 import { badRequest, notFound } from "../../errors.ts";
-import { actorOf, auditStatement } from "../audit/audit.service.ts";
+import { actorOf, auditStatement, auditStatementIn, operatorActor } from "../audit/audit.service.ts";
 import { ownerNoticeStatements } from "../audit/security-notice.ts";
 import { type LoginThrottle, reauthenticateSessionUser } from "../users/reauthentication.ts";
 import { randomBase62 } from "../../shared/ids.ts";
@@ -12,7 +12,7 @@ import {
   apiKeysOfOrganization,
   insertApiKey,
   revokeApiKeyById,
-  revokeApiKeyByPrefix,
+  unrevokedApiKeyByPrefix,
   touchApiKey,
   unrevokedApiKeyByHash,
 } from "./api-keys.store.ts";
@@ -58,8 +58,10 @@ export async function issueApiKey(
   return { key, apiKey: publicPart };
 }
 
+/** The operator's key (the admin CLI: `org create`, `key create`), logged as theirs. */
 export async function createApiKey(deps: Deps, input: { organizationId: string; environment: Environment }) {
-  return (await issueApiKey(deps, input)).key;
+  const actor = operatorActor(deps);
+  return (await issueApiKey(deps, input, (keyId) => [auditStatementIn(deps, input, actor, { action: "api_key.created", resourceId: keyId })])).key;
 }
 
 /**
@@ -97,9 +99,12 @@ export async function revokeApiKeyInScope(ctx: ServiceContext, id: string) {
   return { ...key, revokedAt: now };
 }
 
+/** The operator revokes a key by its display prefix (the admin CLI's `key revoke`), logged as theirs. */
 export async function revokeApiKey(deps: Deps, input: { prefix: string }) {
-  const revoked = await revokeApiKeyByPrefix(deps.db, input.prefix, deps.clock.now());
-  if (!revoked) throw badRequest(`key-prefix ${input.prefix} names no active key`);
+  const key = await unrevokedApiKeyByPrefix(deps.db, input.prefix);
+  if (!key) throw badRequest(`key-prefix ${input.prefix} names no active key`);
+  const entry = auditStatementIn(deps, key, operatorActor(deps), { action: "api_key.revoked", resourceId: key.id, detail: key.prefix });
+  await revokeApiKeyById(deps.db, key.id, deps.clock.now(), [entry]);
 }
 
 /** An organization's keys, oldest first, by display prefix: never the key or its hash. */

@@ -39,13 +39,10 @@ export async function apiKeyPrefixById(db: Db, id: string): Promise<string | nul
 }
 
 /** Revokes the unrevoked key with this display prefix; false when there is none. */
-export async function revokeApiKeyByPrefix(db: Db, prefix: string, now: Date): Promise<boolean> {
-  const typed = typedSql(db);
-  const [result] = await typed.direct.batch([
-    typed.statement(typed.q.updateTable("ApiKey").set({ revokedAt: now }).where("prefix", "=", prefix).where(unrevoked)),
-  ]);
-  return result!.changes > 0;
-}
+const byPrefix = preparedQuery((q, p: { prefix: string }) => q.selectFrom("ApiKey").selectAll().where("prefix", "=", p.prefix).where(unrevoked));
+
+/** The unrevoked key with this display prefix, or null. */
+export const unrevokedApiKeyByPrefix = (db: Db, prefix: string): Promise<ApiKey | null> => byPrefix.first(typedSql(db), { prefix });
 
 const PUBLIC_COLUMNS = ["id", "environment", "name", "prefix", "createdAt", "lastUsedAt", "revokedAt"] as const;
 

@@ -1,6 +1,6 @@
 // The audit log: who did what to which resource, and when. Each sensitive action adds
 // auditStatement(...) to the batch that makes the change (see audit.store.ts).
-import type { ServiceContext } from "../../context.ts";
+import type { Deps, ServiceContext } from "../../context.ts";
 import type { Statement } from "../../db/direct-sql.ts";
 import { unauthorized } from "../../errors.ts";
 import { apiKeyPrefixById } from "../api-keys/api-keys.store.ts";
@@ -30,7 +30,8 @@ export interface AuditedAction {
 }
 
 export interface Actor {
-  kind: "user" | "key";
+  /** operator: the admin CLI, run by whoever has a shell on the server */
+  kind: "user" | "key" | "operator";
   id: string;
   /** the user's email or the key's display prefix */
   label: string;
@@ -46,12 +47,18 @@ export async function actorOf(ctx: ServiceContext): Promise<Actor> {
   return { kind: principal.kind, id: principal.id, label, at: ctx.clock.now() };
 }
 
+/** The admin CLI as the log names it: it has no user or key, only a shell on the server. */
+export const operatorActor = (deps: Pick<Deps, "clock">): Actor => ({ kind: "operator", id: "cli", label: "operator (admin CLI)", at: deps.clock.now() });
+
 /** The entry recording `action` by `actor`, for the batch that makes the change. */
-export function auditStatement(ctx: ServiceContext, actor: Actor, action: AuditedAction): Statement {
-  return newAuditEntryStatement(ctx.db, {
-    id: ctx.ids.newId("aud"),
-    organizationId: ctx.scope.organizationId,
-    environment: ctx.scope.environment,
+export const auditStatement = (ctx: ServiceContext, actor: Actor, action: AuditedAction): Statement => auditStatementIn(ctx, ctx.scope, actor, action);
+
+/** The entry recording `action` by `actor` in `where` (an organization and environment), for a caller with no scope (the CLI). */
+export function auditStatementIn(deps: Deps, where: { organizationId: string; environment: string }, actor: Actor, action: AuditedAction): Statement {
+  return newAuditEntryStatement(deps.db, {
+    id: deps.ids.newId("aud"),
+    organizationId: where.organizationId,
+    environment: where.environment,
     action: action.action,
     resourceId: action.resourceId,
     actorKind: actor.kind,

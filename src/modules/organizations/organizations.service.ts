@@ -7,7 +7,7 @@ import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, isNative, isStellarAddress, sameAsset } from "../../shared/assets.ts";
 import { AMOUNT_PATTERN } from "../../shared/money.ts";
 import { createApiKey } from "../api-keys/api-keys.service.ts";
-import { actorOf, auditStatement } from "../audit/audit.service.ts";
+import { actorOf, auditStatement, auditStatementIn, operatorActor } from "../audit/audit.service.ts";
 import { ownerNoticeStatements } from "../audit/security-notice.ts";
 import { type LoginThrottle, reauthenticateSessionUser } from "../users/reauthentication.ts";
 import { subscribedEvents } from "../webhook-endpoints/webhook-endpoints.service.ts";
@@ -80,12 +80,8 @@ export async function setSettlementWallet(
 ) {
   if (!isStellarAddress(input.address)) throw badRequest("address must be a Stellar public key (G...)");
   await requireOrganization(deps, input.organizationId);
-  await saveSettlementAddress(
-    deps.db,
-    { organizationId: input.organizationId, environment: input.environment },
-    input.address,
-    deps.clock.now(),
-  );
+  const entry = auditStatementIn(deps, input, operatorActor(deps), { action: "settlement_wallet.changed", resourceId: input.organizationId, detail: input.address });
+  await saveSettlementAddress(deps.db, { organizationId: input.organizationId, environment: input.environment }, input.address, deps.clock.now(), [entry]);
 }
 
 /**
