@@ -2,9 +2,11 @@
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Field, Money, Notice, Page, Pager, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, Field, Notice, Page, Pager, Table, When, usePaging } from "../../components/ui.tsx";
 import { errorText, graphql } from "../graphql.ts";
 import { can, useSession } from "../session.tsx";
+import { InvoicesTable } from "./invoices.tsx";
+import { PaymentsTable } from "./payments.tsx";
 
 const CUSTOMERS = graphql(`
   query Customers($first: Int, $after: String, $last: Int, $before: String) {
@@ -115,45 +117,9 @@ export function CustomerDetail(props: { params: { id: string } }) {
         </dd>
       </dl>
       <h2>Payments</h2>
-      <Table caption="Customer's payments" head={["Payment", "Status", "Amount", "Created"]} rows={payments.length} empty="No payments.">
-        {payments.map((p) => (
-          <tr key={p.id}>
-            <td>
-              <Link href={`/payments/${p.id}`}>
-                <code>{p.id}</code>
-              </Link>
-            </td>
-            <td>
-              <Status value={p.status} />
-            </td>
-            <td>
-              <Money amount={p.amount} asset={p.settlementAsset} />
-            </td>
-            <td>
-              <When at={p.createdAt} />
-            </td>
-          </tr>
-        ))}
-      </Table>
+      <PaymentsTable caption="Customer's payments" payments={payments} empty="No payments." />
       <h2>Invoices</h2>
-      <Table caption="Customer's invoices" head={["Invoice", "Status", "Amount", "Due"]} rows={invoices.length} empty="No invoices.">
-        {invoices.map((i) => (
-          <tr key={i.id}>
-            <td>
-              <Link href={`/invoices/${i.id}`}>{i.invoiceNumber}</Link>
-            </td>
-            <td>
-              <Status value={i.status} />
-            </td>
-            <td>
-              <Money amount={i.amount} asset={i.settlementAsset} />
-            </td>
-            <td>
-              <When at={i.dueAt} />
-            </td>
-          </tr>
-        ))}
-      </Table>
+      <InvoicesTable caption="Customer's invoices" invoices={invoices} empty="No invoices." />
     </Page>
   );
 }

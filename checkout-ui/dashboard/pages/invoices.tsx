@@ -38,28 +38,7 @@ export function Invoices() {
         <Select label="Status" value={status} options={STATUSES} onChange={(v) => (setStatus(v), paging.reset())} />
       </form>
       <Notice>{errorText(result.error)}</Notice>
-      <Table caption="Invoices" head={["Invoice", "Status", "Amount", "Due", "Customer"]} rows={rows.length} empty="No invoices match.">
-        {rows.map((i) => (
-          <tr key={i.id}>
-            <td>
-              <Link href={`/invoices/${i.id}`}>{i.invoiceNumber}</Link>
-              <div>
-                <code class="muted">{i.id}</code>
-              </div>
-            </td>
-            <td>
-              <Status value={i.status} />
-            </td>
-            <td>
-              <Money amount={i.amount} asset={i.settlementAsset} />
-            </td>
-            <td>
-              <When at={i.dueAt} />
-            </td>
-            <td>{i.customerId ? <code>{i.customerId}</code> : "—"}</td>
-          </tr>
-        ))}
-      </Table>
+      <InvoicesTable caption="Invoices" invoices={rows} empty="No invoices match." withCustomer />
       <Pager pageInfo={result.data?.invoices.pageInfo} onPage={paging.setCursor} />
     </Page>
   );
@@ -253,5 +232,39 @@ export function InvoiceDetail(props: { params: { id: string } }) {
         ))}
       </Table>
     </Page>
+  );
+}
+
+/** Invoices as every screen lists them: number (a link to its detail) and id, status in words, amount, due date, and the customer if asked. */
+export function InvoicesTable(props: {
+  caption: string;
+  invoices: { id: string; invoiceNumber: string; status: string; amount: string; settlementAsset: { assetCode: string } | null; dueAt: string; customerId?: string | null }[];
+  empty: string;
+  withCustomer?: boolean;
+}) {
+  const head = ["Invoice", "Status", "Amount", "Due", ...(props.withCustomer ? ["Customer"] : [])];
+  return (
+    <Table caption={props.caption} head={head} rows={props.invoices.length} empty={props.empty}>
+      {props.invoices.map((i) => (
+        <tr key={i.id}>
+          <td>
+            <Link href={`/invoices/${i.id}`}>{i.invoiceNumber}</Link>
+            <div>
+              <code class="muted">{i.id}</code>
+            </div>
+          </td>
+          <td>
+            <Status value={i.status} />
+          </td>
+          <td>
+            <Money amount={i.amount} asset={i.settlementAsset} />
+          </td>
+          <td>
+            <When at={i.dueAt} />
+          </td>
+          {props.withCustomer && <td>{i.customerId ? <code>{i.customerId}</code> : <span class="muted">—</span>}</td>}
+        </tr>
+      ))}
+    </Table>
   );
 }

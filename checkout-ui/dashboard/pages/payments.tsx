@@ -106,29 +106,42 @@ export function Payments() {
         />
       </form>
       <Notice>{errorText(result.error)}</Notice>
-      <Table caption="Payments" head={["Payment", "Status", "Amount", "Created", "Customer"]} rows={rows.length} empty="No payments match.">
-        {rows.map((p) => (
-          <tr key={p.id}>
-            <td>
-              <Link href={`/payments/${p.id}`}>
-                <code>{p.id}</code>
-              </Link>
-            </td>
-            <td>
-              <Status value={p.status} />
-            </td>
-            <td>
-              <Money amount={p.amount} asset={p.settlementAsset} />
-            </td>
-            <td>
-              <When at={p.createdAt} />
-            </td>
-            <td>{p.customerId ? <code>{p.customerId}</code> : <span class="muted">—</span>}</td>
-          </tr>
-        ))}
-      </Table>
+      <PaymentsTable caption="Payments" payments={rows} empty="No payments match." withCustomer />
       <Pager pageInfo={result.data?.payments.pageInfo} onPage={paging.setCursor} />
     </Page>
+  );
+}
+
+/** Payments as every screen lists them: the full id (a link to its detail), the status in words, amount, when, and the customer if asked. */
+export function PaymentsTable(props: {
+  caption: string;
+  payments: { id: string; status: string; amount: string; settlementAsset: { assetCode: string } | null; createdAt: string; customerId?: string | null }[];
+  empty: string;
+  withCustomer?: boolean;
+}) {
+  const head = ["Payment", "Status", "Amount", "Created", ...(props.withCustomer ? ["Customer"] : [])];
+  return (
+    <Table caption={props.caption} head={head} rows={props.payments.length} empty={props.empty}>
+      {props.payments.map((p) => (
+        <tr key={p.id}>
+          <td>
+            <Link href={`/payments/${p.id}`}>
+              <code>{p.id}</code>
+            </Link>
+          </td>
+          <td>
+            <Status value={p.status} />
+          </td>
+          <td>
+            <Money amount={p.amount} asset={p.settlementAsset} />
+          </td>
+          <td>
+            <When at={p.createdAt} />
+          </td>
+          {props.withCustomer && <td>{p.customerId ? <code>{p.customerId}</code> : <span class="muted">—</span>}</td>}
+        </tr>
+      ))}
+    </Table>
   );
 }
 
