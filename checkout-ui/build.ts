@@ -11,7 +11,8 @@ const dist = `${root}dist`;
 
 /** The newest modification time (ms) of the page's sources. */
 function newestSource(): number {
-  const sources = ["index.html", "vite.config.ts"];
+  // The one module outside checkout-ui that a page bundles (the dashboard's webhook event kinds).
+  const sources = ["index.html", "vite.config.ts", "../src/modules/events/event-kinds.ts"];
   for (const dir of ["src", "components", "dashboard"]) sources.push(...readdirSync(`${root}${dir}`, { recursive: true, encoding: "utf8" }).map((f) => `${dir}/${f}`));
   return Math.max(...sources.map((file) => statSync(`${root}${file}`).mtimeMs));
 }
