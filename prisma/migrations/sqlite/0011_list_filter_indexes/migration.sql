@@ -1,7 +1,4 @@
 -- DropIndex
-DROP INDEX "WebhookEndpoint_organizationId_environment_createdAt_id_idx";
-
--- DropIndex
 DROP INDEX "LedgerPayment_account_paymentId_idx";
 
 -- CreateIndex
@@ -32,9 +29,6 @@ CREATE INDEX "Invoice_organizationId_environment_status_createdAt_id_idx" ON "In
 CREATE INDEX "Invoice_organizationId_environment_customerId_createdAt_id_idx" ON "Invoice"("organizationId", "environment", "customerId", "createdAt", "id");
 
 -- CreateIndex
-CREATE INDEX "WebhookEndpoint_organizationId_environment_deletedAt_createdAt_id_idx" ON "WebhookEndpoint"("organizationId", "environment", "deletedAt", "createdAt", "id");
-
--- CreateIndex
 CREATE INDEX "WebhookDelivery_eventId_idx" ON "WebhookDelivery"("eventId");
 
 -- CreateIndex
@@ -47,8 +41,9 @@ CREATE INDEX "WebhookDelivery_organizationId_environment_status_createdAt_id_idx
 CREATE INDEX "WebhookDelivery_organizationId_environment_eventType_createdAt_id_idx" ON "WebhookDelivery"("organizationId", "environment", "eventType", "createdAt", "id");
 
 -- CreateIndex
-CREATE INDEX "LedgerPayment_account_paymentId_networkPassphrase_ledgerCreatedAt_operationId_idx" ON "LedgerPayment"("account", "paymentId", "networkPassphrase", "ledgerCreatedAt", "operationId");
-
--- CreateIndex
 CREATE INDEX "MailMessage_organizationId_environment_resourceId_createdAt_id_idx" ON "MailMessage"("organizationId", "environment", "resourceId", "createdAt", "id");
 
+
+-- CreateIndex (by hand: a partial index, which models.prisma cannot describe)
+-- A wallet's unmatched payments, newest on the ledger first: the list of them seeks here.
+CREATE INDEX "LedgerPayment_unmatched_idx" ON "LedgerPayment"("account", "networkPassphrase", "ledgerCreatedAt", "operationId") WHERE "paymentId" IS NULL;
