@@ -72,18 +72,9 @@ const isGiven = (value: unknown) => value !== undefined && value !== null;
 
 /** A place in a list's order: a row's (time, key), or a time's edge ("" sorts before every key). */
 interface Position {
-  time: Date;
-  key: string;
+  time: unknown;
+  key: unknown;
 }
-
-const compare = (a: Position, b: Position) => a.time.getTime() - b.time.getTime() || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-
-/** The bound of one side that leaves fewer rows: the lower of upper bounds or the higher of lower ones. */
-const tighter = (side: "upper" | "lower", ...bounds: (Position | undefined)[]) =>
-  bounds.reduce<Position | undefined>((best, bound) => {
-    if (!bound || !best) return best ?? bound;
-    return (side === "upper" ? compare(bound, best) < 0 : compare(bound, best) > 0) ? bound : best;
-  }, undefined);
 
 /** A value per shape, made the first time its shape is asked for (shapes are few: see above). */
 function perShape<V>(): (shape: string, make: () => V) => V {
@@ -152,13 +143,14 @@ export function listOf<T extends keyof DB, F extends Filters<F>>(definition: Lis
       if (!cursor) continue;
       const position = await cursorQuery(given, periodGiven).first(sql, { ...params, $cursor: cursor.key });
       if (!position) throw badRequest(`${cursor.argument} names no object of this list`);
-      cursors[side] = { time: new Date(position[time as keyof Row] as Date), key: String(position[key as keyof Row]) };
+      cursors[side] = { time: position[time as keyof Row], key: position[key as keyof Row] };
     }
     // A period's edges as positions: (to, "") is below every row at `to`, (from, "") below every row at `from`.
-    const edge = (name: string | undefined) => (name && isGiven(values[name]) ? { time: new Date(values[name] as Date), key: "" } : undefined);
-    // Newest first: `after` and the period's end bound the rows from above, `before` and its start from below.
-    const upper = tighter("upper", cursors.after, edge(definition.period?.to));
-    const lower = tighter("lower", cursors.before, edge(definition.period?.from));
+    const edge = (name: string | undefined) => (name && isGiven(values[name]) ? { time: values[name], key: "" } : undefined);
+    // Newest first: `after` or the period's end bounds the rows from above, `before` or its start
+    // from below. A cursor's row lies in the period (its query checks), so it bounds tighter.
+    const upper = cursors.after ?? edge(definition.period?.to);
+    const lower = cursors.before ?? edge(definition.period?.from);
     if (upper) Object.assign(params, { $upperTime: upper.time, $upperKey: upper.key });
     if (lower) Object.assign(params, { $lowerTime: lower.time, $lowerKey: lower.key });
     // One more than asked: whether it comes back says whether more follow.
