@@ -7,7 +7,8 @@
 // for both organizations in alternating rounds (small, large, small, ...) so a machine that gets
 // busier or quieter meanwhile weighs on both alike, and the median ratio of the large
 // organization's rate to the small one's is printed per list (aim: >= 0.8), on SQLite and on
-// PostgreSQL in the same run.
+// PostgreSQL in the same run, with the service's CPU time per request, which a busy machine
+// disturbs far less than the rates.
 //
 // Flags: --payments 1000000 (the large organization), --small 10000, --dialect sqlite|postgresql
 // (both by default), --seconds 1 --rounds 3 --connections 8 (each measurement).
@@ -332,6 +333,11 @@ interface Row {
   small: number;
   large: number;
   ratio: number;
+  /** the service's CPU time per request, small and large (ms): it barely depends on what else the machine runs */
+  cpuSmall: number;
+  cpuLarge: number;
+  /** small's CPU per request over large's: as `ratio`, 1 when flat */
+  cpuRatio: number;
 }
 
 /** An organization the bench fills: its API key and size, and what it was seeded with. */
@@ -386,7 +392,7 @@ async function measureDialect(dialect: string): Promise<Row[]> {
       const largeList = largeLists[i]!;
       await check(service, smallOrg.key, smallList);
       await check(service, largeOrg.key, largeList);
-      const rates = { small: [] as number[], large: [] as number[], ratios: [] as number[] };
+      const rates = { small: [] as number[], large: [] as number[], ratios: [] as number[], cpuSmall: [] as number[], cpuLarge: [] as number[], cpuRatios: [] as number[] };
       for (let round = 1; round <= rounds; round++) {
         const warm = round === 1 ? 1 : 0;
         const ofSmall = await measure({ ...load(service, smallOrg.key, smallList), connections, seconds, warmupSeconds: warm }, service);
@@ -395,9 +401,18 @@ async function measureDialect(dialect: string): Promise<Row[]> {
         rates.small.push(ofSmall.requestsPerSecond);
         rates.large.push(ofLarge.requestsPerSecond);
         rates.ratios.push(ofLarge.requestsPerSecond / ofSmall.requestsPerSecond);
+        rates.cpuSmall.push(ofSmall.cpuMsPerRequest ?? NaN);
+        rates.cpuLarge.push(ofLarge.cpuMsPerRequest ?? NaN);
+        rates.cpuRatios.push((ofSmall.cpuMsPerRequest ?? NaN) / (ofLarge.cpuMsPerRequest ?? NaN));
       }
-      const row = { name: smallList.name, small: median(rates.small), large: median(rates.large), ratio: median(rates.ratios) };
-      process.stderr.write(`${dialect}: ${row.name}: ${row.small.toFixed(0)}/s at ${smallSize}, ${row.large.toFixed(0)}/s at ${largeSize}, ratio ${row.ratio.toFixed(2)}\n`);
+      const row: Row = {
+        name: smallList.name, small: median(rates.small), large: median(rates.large), ratio: median(rates.ratios),
+        cpuSmall: median(rates.cpuSmall), cpuLarge: median(rates.cpuLarge), cpuRatio: median(rates.cpuRatios),
+      };
+      process.stderr.write(
+        `${dialect}: ${row.name}: ${row.small.toFixed(0)}/s at ${smallSize}, ${row.large.toFixed(0)}/s at ${largeSize}, ratio ${row.ratio.toFixed(2)}; ` +
+          `CPU ${row.cpuSmall.toFixed(2)} / ${row.cpuLarge.toFixed(2)} ms, ratio ${row.cpuRatio.toFixed(2)}\n`,
+      );
       rows.push(row);
     }
     return rows;
@@ -412,7 +427,10 @@ const results: Record<string, Row[]> = {};
 for (const dialect of dialects) results[dialect] = await measureDialect(dialect);
 for (const [dialect, rows] of Object.entries(results)) {
   console.log(`\n${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}: ${largeSize} vs ${smallSize} payments, WORKERS=1, ${connections} connections, median of ${rounds} alternating rounds of ${seconds} s`);
-  console.log(`| list | req/s at ${smallSize} | req/s at ${largeSize} | ratio (aim >= 0.8) |`);
-  console.log("|---|---:|---:|---:|");
-  for (const r of rows) console.log(`| ${r.name} | ${r.small.toFixed(0)} | ${r.large.toFixed(0)} | ${r.ratio.toFixed(2)}${r.ratio < 0.8 ? " (below)" : ""} |`);
+  console.log(`| list | req/s at ${smallSize} | req/s at ${largeSize} | ratio (aim >= 0.8) | service CPU ms/req, ${smallSize} / ${largeSize} | CPU ratio |`);
+  console.log("|---|---:|---:|---:|---:|---:|");
+  for (const r of rows) {
+    const below = (ratio: number) => `${ratio.toFixed(2)}${ratio < 0.8 ? " (below)" : ""}`;
+    console.log(`| ${r.name} | ${r.small.toFixed(0)} | ${r.large.toFixed(0)} | ${below(r.ratio)} | ${r.cpuSmall.toFixed(2)} / ${r.cpuLarge.toFixed(2)} | ${below(r.cpuRatio)} |`);
+  }
 }
