@@ -72,6 +72,19 @@ describe("payments(createdFrom, createdTo, search)", () => {
       after: first.data.payments.pageInfo.endCursor,
     });
     expect(next.data.payments.edges.map((e: any) => e.node.id)).toEqual([middle.id]);
+    // a period and a cursor together (list-page.ts makes them one range): both bound the page
+    const page = async (args: string, variables: Record<string, unknown>) => {
+      const declared = Object.keys(variables).map((name) => `$${name}: ${name === "c" ? "String" : VARIABLE_TYPES[name]}`);
+      return gql(`query(${declared.join(", ")}) { payments(${args}) { edges { node { id } } } }`, variables);
+    };
+    const cursor = (p: { id: string }) => Buffer.from(`GPC:S:${p.id}`, "latin1").toString("base64");
+    const ids = (res: any) => res.data.payments.edges.map((e: any) => e.node.id);
+    expect(ids(await page("first: 5, createdTo: $to, after: $c", { to: at(recent), c: cursor(middle) }))).toEqual([old.id]);
+    expect(ids(await page("last: 5, createdFrom: $from, before: $c", { from: at(old, 1), c: cursor(middle) }))).toEqual([recent.id]);
+    expect(ids(await page("last: 5, createdFrom: $from, createdTo: $to, before: $c", { from: at(old), to: at(recent), c: cursor(old) }))).toEqual([middle.id]);
+    // a cursor outside the period names no row of that list
+    const outside = await page("first: 5, createdFrom: $from, after: $c", { from: at(middle), c: cursor(old) });
+    expect(outside.errors[0].message).toBe("after names no object of this list");
   });
 
   it("rejects a date that is not ISO 8601 and changes nothing", async () => {

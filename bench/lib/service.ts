@@ -71,14 +71,24 @@ export const startServiceProcess = (env: Record<string, string>, nodeArgs: strin
 
 /**
  * `extraEnv`: more of the service's environment, e.g. WORKERS. `postgres`: a PostgreSQL server to
- * run on (a fresh schema); SQLite in a temp dir without.
+ * run on (a fresh schema); SQLite in a temp dir without. `beforeStart`: writes more to the
+ * database before the service starts (data it then finds as old, as after a restart).
  */
-export async function startService(extraEnv: Record<string, string> = {}, postgres = process.env.BENCH_DATABASE_URL): Promise<ServiceUnderTest> {
+export async function startService(
+  extraEnv: Record<string, string> = {},
+  postgres = process.env.BENCH_DATABASE_URL,
+  beforeStart?: (env: Record<string, string>, merchant: Awaited<ReturnType<typeof prepareMerchant>>) => Promise<void>,
+): Promise<ServiceUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), "stellar-pay-bench-"));
   const schema = `bench_${randomBytes(4).toString("hex")}`;
   const env = serviceEnv(postgres ? withSchema(postgres, schema) : `file:${join(dir, "bench.db")}`, extraEnv);
-  const { org, database } = await prepareMerchant(env);
-  await database.close();
+  const merchant = await prepareMerchant(env);
+  const { org, database } = merchant;
+  try {
+    await beforeStart?.(env, merchant);
+  } finally {
+    await database.close();
+  }
 
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the service while it is measured.
   const server = await startServiceProcess(env, (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean));

@@ -56,12 +56,25 @@ interface ListDefinition<T extends keyof DB, F extends Filters<F>> {
   where(eb: ExpressionBuilder<DB, T>, filters: GivenFilters<F>): Expression<SqlBool>;
   /** the columns that order it, newest first (default createdAt, then id) */
   order?: { time: keyof DB[T] & string; key: keyof DB[T] & string };
+  /**
+   * Filters that bound the order's time: rows from `from` (inclusive) until `to` (exclusive). They
+   * are not `where`'s: each is merged with the cursor on its side into one row-value bound, since
+   * a planner seeks one range per column (SQLite, given `time >= ?` and a cursor's `(time, key) <
+   * (?, ?)`, sought the period and walked it to the cursor).
+   */
+  period?: { from: keyof F & string; to: keyof F & string };
 }
 
 /** A list's reader: one page of the rows the filters select. */
 export type List<T extends keyof DB, F extends Filters<F>> = (sql: TypedSql, filters: F, request: PageRequest) => Promise<Page<Selectable<DB[T]>>>;
 
 const isGiven = (value: unknown) => value !== undefined && value !== null;
+
+/** A place in a list's order: a row's (time, key), or a time's edge ("" sorts before every key). */
+interface Position {
+  time: unknown;
+  key: unknown;
+}
 
 /** A value per shape, made the first time its shape is asked for (shapes are few: see above). */
 function perShape<V>(): (shape: string, make: () => V) => V {
@@ -76,27 +89,31 @@ function perShape<V>(): (shape: string, make: () => V) => V {
 export function listOf<T extends keyof DB, F extends Filters<F>>(definition: ListDefinition<T, F>): List<T, F> {
   const { table } = definition;
   const { time, key }: { time: string; key: string } = definition.order ?? { time: "createdAt", key: "id" };
+  const period: string[] = definition.period ? [definition.period.from, definition.period.to] : [];
   type Row = Selectable<DB[T]>;
   // Built without the types of one table in particular: `where` is typed for its own table.
   const from = (q: QueryBuilder) => (q as unknown as Kysely<Record<string, Record<string, unknown>>>).selectFrom(table as string);
   const filtered = (given: string[], p: Params) => (eb: ExpressionBuilder<DB, T>) =>
     definition.where(eb, Object.fromEntries(given.map((name) => [name, p[name]])) as GivenFilters<F>);
 
-  /** the position (time and key) of a cursor's row, if it is one of the list's */
+  /** the position (time and key) of a cursor's row, if it is one of the list's (in its period too) */
   const cursorQueries = perShape<PreparedQuery<Params, Row>>();
-  const cursorQuery = (given: string[]) =>
-    cursorQueries(given.join(), () =>
+  const cursorQuery = (given: string[], periodGiven: string[]) =>
+    cursorQueries(`${given.join()}|${periodGiven.join()}`, () =>
       preparedQuery((q, p: Params) =>
         from(q)
           .select([time, key])
           .where(key, "=", p.$cursor)
-          .where(filtered(given, p) as never),
+          .where(filtered(given, p) as never)
+          .where((eb) =>
+            eb.and(periodGiven.map((name) => eb(time, name === definition.period?.from ? ">=" : "<", p[name]))),
+          ),
       ) as PreparedQuery<Params, Row>,
     );
 
   const pageQueries = perShape<PreparedQuery<Params, Row>>();
-  const pageQuery = (given: string[], { after, before, fromBefore }: PageRequest) =>
-    pageQueries(`${given.join()}|${after ? "after" : ""}|${before ? "before" : ""}|${fromBefore ? "up" : "down"}`, () => {
+  const pageQuery = (given: string[], upper: boolean, lower: boolean, fromBefore: boolean | undefined) =>
+    pageQueries(`${given.join()}|${upper ? "upper" : ""}|${lower ? "lower" : ""}|${fromBefore ? "up" : "down"}`, () => {
       const direction = fromBefore ? "asc" : "desc";
       return preparedQuery((q, p: Params) =>
         from(q)
@@ -104,8 +121,8 @@ export function listOf<T extends keyof DB, F extends Filters<F>>(definition: Lis
           .where((eb) =>
             eb.and([
               filtered(given, p)(eb as never),
-              ...(after ? [eb(eb.refTuple(time, key), "<", eb.tuple(p.$afterTime, p.$afterKey))] : []),
-              ...(before ? [eb(eb.refTuple(time, key), ">", eb.tuple(p.$beforeTime, p.$beforeKey))] : []),
+              ...(upper ? [eb(eb.refTuple(time, key), "<", eb.tuple(p.$upperTime, p.$upperKey))] : []),
+              ...(lower ? [eb(eb.refTuple(time, key), ">", eb.tuple(p.$lowerTime, p.$lowerKey))] : []),
             ]),
           )
           .orderBy(time, direction)
@@ -116,19 +133,29 @@ export function listOf<T extends keyof DB, F extends Filters<F>>(definition: Lis
 
   return async (sql, filters, request) => {
     const values = filters as Record<string, unknown>;
-    const given = Object.keys(values).filter((name) => isGiven(values[name])).sort();
+    const named = Object.keys(values).filter((name) => isGiven(values[name])).sort();
+    const given = named.filter((name) => !period.includes(name));
+    const periodGiven = named.filter((name) => period.includes(name));
     const params: Params = {};
-    for (const name of given) params[name] = values[name];
+    for (const name of named) params[name] = values[name];
+    const cursors: Partial<Record<"after" | "before", Position>> = {};
     for (const [side, cursor] of [["after", request.after], ["before", request.before]] as const) {
       if (!cursor) continue;
-      const position = await cursorQuery(given).first(sql, { ...params, $cursor: cursor.key });
+      const position = await cursorQuery(given, periodGiven).first(sql, { ...params, $cursor: cursor.key });
       if (!position) throw badRequest(`${cursor.argument} names no object of this list`);
-      params[`$${side}Time`] = position[time as keyof Row];
-      params[`$${side}Key`] = position[key as keyof Row];
+      cursors[side] = { time: position[time as keyof Row], key: position[key as keyof Row] };
     }
+    // A period's edges as positions: (to, "") is below every row at `to`, (from, "") below every row at `from`.
+    const edge = (name: string | undefined) => (name && isGiven(values[name]) ? { time: values[name], key: "" } : undefined);
+    // Newest first: `after` or the period's end bounds the rows from above, `before` or its start
+    // from below. A cursor's row lies in the period (its query checks), so it bounds tighter.
+    const upper = cursors.after ?? edge(definition.period?.to);
+    const lower = cursors.before ?? edge(definition.period?.from);
+    if (upper) Object.assign(params, { $upperTime: upper.time, $upperKey: upper.key });
+    if (lower) Object.assign(params, { $lowerTime: lower.time, $lowerKey: lower.key });
     // One more than asked: whether it comes back says whether more follow.
     params.$limit = request.limit + 1;
-    const rows = await pageQuery(given, request).all(sql, params);
+    const rows = await pageQuery(given, !!upper, !!lower, request.fromBefore).all(sql, params);
     const items = rows.length > request.limit ? rows.slice(0, request.limit) : rows;
     return { items: request.fromBefore ? items.reverse() : items, hasMore: rows.length > request.limit };
   };

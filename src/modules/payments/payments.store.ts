@@ -285,19 +285,21 @@ export interface PaymentFilters {
 }
 
 /**
- * The payments a list shows: the caller's, of the status, customer, creation range and id or
- * transaction hash asked for (REST and GraphQL). The range bounds createdAt, the third column of the
- * list's index (organizationId, environment, createdAt, id), so it narrows the seek.
+ * The payments a list shows: the caller's, of the status, customer, creation period and id or
+ * transaction hash asked for (REST and GraphQL). The period bounds the list's order (list-page.ts
+ * merges it with the cursors); a search finds its payments by primary key or the txHash index in a
+ * subquery, since both planners otherwise walk the whole list testing each row against the OR.
  */
 const paymentsMatching = listOf<"Payment", InScope<PaymentFilters>>({
   table: "Payment",
-  where: (eb, f) =>
+  where: (eb, { search, ...f }) =>
     eb.and([
       eb.and({ ...inScope(f), status: f.status, customerId: f.customerId }),
-      ...(f.createdFrom === undefined ? [] : [eb("createdAt", ">=", f.createdFrom)]),
-      ...(f.createdTo === undefined ? [] : [eb("createdAt", "<", f.createdTo)]),
-      ...(f.search === undefined ? [] : [eb.or([eb("id", "=", f.search), eb("txHash", "=", f.search)])]),
+      ...(search === undefined
+        ? []
+        : [eb("id", "in", eb.selectFrom("Payment").select("id").where((found) => found.or([found("id", "=", search), found("txHash", "=", search)])))]),
     ]),
+  period: { from: "createdFrom", to: "createdTo" },
 });
 
 export const listPayments = (ctx: ServiceContext, filters: PaymentFilters, page: PageRequest) =>
