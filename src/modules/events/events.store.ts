@@ -24,6 +24,29 @@ const insert = preparedQuery((q, p: EventRow) => {
 /** The insert of an event, as one statement of a caller's batch (in the transaction of its change). */
 export const insertEventStatement = (db: Db, row: EventRow): Statement => insert.statement(typedSql(db), row);
 
+/** Columns of a multi-row insert, with their PostgreSQL types (SQLite takes the JSON values as they are). */
+const EVENT_COLUMNS = {
+  id: "text",
+  organizationId: "text",
+  environment: "text",
+  type: "text",
+  resourceId: "text",
+  data: "text",
+  createdAt: "timestamp",
+  fannedOutAt: "timestamp",
+} satisfies Record<keyof EventRow, string>;
+
+/** The insert of any number of events as one statement of a caller's batch (in the transaction of their changes). */
+export function insertEventsStatement(db: Db, rows: EventRow[]): Statement {
+  const { direct } = typedSql(db);
+  const stored = rows.map((row) => ({
+    ...row,
+    createdAt: direct.storedDate(row.createdAt),
+    fannedOutAt: row.fannedOutAt && direct.storedDate(row.fannedOutAt),
+  }));
+  return { text: direct.insertJsonRows("Event", EVENT_COLUMNS), params: [JSON.stringify(stored)] };
+}
+
 /** Inserts an event in a Prisma transaction, for callers whose change is written through Prisma. */
 export const insertEventInTransaction = (tx: Tx, row: EventRow): Promise<Event> => tx.event.create({ data: row });
 
