@@ -162,3 +162,31 @@ export function markFannedOutStatement(sql: TypedSql, events: Pick<Event, "seq">
   const seqs = sql.direct.listParam(events.map((e) => e.seq));
   return markFannedOut.statement(sql, { seqs, at }, { expect: { changes: events.length, error: concurrently } });
 }
+
+// ---- retention (modules/retention/retention-purger.ts)
+
+const prunable = preparedQuery((q, p: { cutoff: Date; limit: number }) =>
+  q.deleteFrom("Event").where(
+    "seq",
+    "in",
+    q
+      .selectFrom("Event")
+      .select("seq")
+      .where("createdAt", "<", p.cutoff)
+      // never one still waiting for fan-out, nor one whose deliveries are kept (pending, failed, or younger)
+      .where((eb) => eb.not(notFannedOut(eb)))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom("WebhookDelivery").select("WebhookDelivery.id").whereRef("WebhookDelivery.eventId", "=", "Event.id"))))
+      .orderBy("seq")
+      .limit(p.limit),
+  ),
+);
+
+/**
+ * Deletes up to `limit` events created before `cutoff`, the oldest first, that are fanned out and
+ * have no delivery left; returns how many.
+ */
+export async function deleteFannedOutEventsBefore(db: Db, cutoff: Date, limit: number): Promise<number> {
+  const typed = typedSql(db);
+  const [result] = await typed.direct.batch([prunable.statement(typed, { cutoff, limit })]);
+  return result!.changes;
+}

@@ -7,16 +7,15 @@
 // and a payment completed meanwhile is simply left alone.
 import type { Deps } from "../../context.ts";
 import type { Logger } from "../../shared/logger.ts";
+import { type PeriodicTask, periodicTask } from "../../shared/periodic-task.ts";
 import { expireDuePayments } from "./payment-completion.ts";
 
 /** Payments per transaction: a few milliseconds of writes each, so other writers never wait long. */
 const BATCH = 500;
 
-export interface ExpirySweeper {
+export interface ExpirySweeper extends PeriodicTask {
   /** Expires everything due now; returns how many payments it moved. */
   runOnce(): Promise<number>;
-  start(): void;
-  stop(): Promise<void>;
 }
 
 export function createExpirySweeper(
@@ -31,8 +30,6 @@ export function createExpirySweeper(
 ): ExpirySweeper {
   const intervalMs = options.intervalMs ?? 1000;
   const batchSize = options.batchSize ?? BATCH;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
 
   async function runOnce(): Promise<number> {
     let moved = 0;
@@ -45,24 +42,5 @@ export function createExpirySweeper(
     }
   }
 
-  function tick() {
-    running = runOnce()
-      .catch((error) => deps.logger.error("expiry sweep failed", { error }))
-      .finally(() => {
-        if (timer) timer = setTimeout(tick, intervalMs);
-      });
-  }
-
-  return {
-    runOnce,
-    start() {
-      if (timer) return;
-      timer = setTimeout(tick, 0);
-    },
-    async stop() {
-      clearTimeout(timer);
-      timer = undefined;
-      await running;
-    },
-  };
+  return { runOnce, ...periodicTask(runOnce, intervalMs, (error) => deps.logger.error("expiry sweep failed", { error })) };
 }
