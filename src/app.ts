@@ -29,6 +29,7 @@ import { createRateLimits } from "./gate/rate-limit.ts";
 import { createGraphQLRateGate } from "./gate/rate-limit.graphql.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { MailWorker } from "./mail/mail-worker.ts";
+import { type RetentionPurger, createRetentionPurger } from "./modules/retention/retention-purger.ts";
 
 
 /**
@@ -53,6 +54,8 @@ export interface App {
   webhooks: WebhookDispatcher;
   /** the mail outbox's worker; tests drive it with runOnce() */
   mail: MailWorker;
+  /** deletes what is kept only for a while (idempotency records, old events and deliveries); tests drive it with runOnce() */
+  purger: RetentionPurger;
 }
 
 /** Every route of /api/v1. */
@@ -71,6 +74,7 @@ export function buildApp(deps: AppDeps): App {
   const rest = createRestApi(deps, API_ROUTES, rateLimits);
   const webhooks = new WebhookDispatcher(deps);
   const mail = new MailWorker(deps);
+  const purger = createRetentionPurger(deps);
   const ledger = createLedger(deps, () => webhooks.wake());
   const graphqlGate = createGraphQLRateGate(deps, rateLimits);
   const graphqlDeps = { ...deps, ledger, loginThrottle: rateLimits.logins };
@@ -182,16 +186,19 @@ export function buildApp(deps: AppDeps): App {
     },
     webhooks,
     mail,
+    purger,
     ledger,
     async start(options) {
       webhooks.start();
       mail.start();
+      purger.start();
       await ledger.start(options);
     },
     async stop() {
       await ledger.stop();
       await webhooks.stop();
       await mail.stop();
+      await purger.stop();
       await stopLiveUpdates(deps);
       await rateLimits.close();
     },

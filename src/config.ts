@@ -37,6 +37,10 @@ const envSchema = z.object({
     .transform((v) => v.split(",").map((key) => key.trim()).filter(Boolean))
     .refine((keys) => keys.every((key) => decodeSecretKey(key)), "each key must be 32 bytes, as base64 or 64 hex digits (openssl rand -base64 32)")
     .optional(),
+  // Retention (src/modules/retention/): days that fanned-out events and succeeded webhook
+  // deliveries are kept; 0 keeps them forever. 30 days, as Stripe keeps events.
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   TRUST_PROXY: bool.default(false),
@@ -78,6 +82,11 @@ export interface Config {
   webhookSecretKeys: Buffer[];
   /** the key made on first start when no key is configured: next to the SQLite database, else in ./data */
   webhookSecretKeyFile: string;
+  /**
+   * Days kept before the retention purger deletes them, 0 for ever: events that are fanned out and
+   * have no delivery left, and succeeded webhook deliveries with their attempts.
+   */
+  retentionDays: { events: number; deliveries: number };
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** server processes; more than one runs as a cluster under a primary process (src/cluster/) */
   workers: number;
@@ -144,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     webhookSecretKeys: (e.WEBHOOK_SECRET_KEYS ?? []).map((key) => decodeSecretKey(key)!),
     webhookSecretKeyFile: resolve(databaseUrl.startsWith("file:") ? dirname(databaseUrl.slice("file:".length).split("?")[0]!) : "data", "webhook-secret.key"),
+    retentionDays: { events: e.EVENT_RETENTION_DAYS, deliveries: e.WEBHOOK_DELIVERY_RETENTION_DAYS },
     logLevel: e.LOG_LEVEL,
     workers: e.LEDGER === "simulated" ? 1 : (e.WORKERS ?? Math.min(availableParallelism(), DEFAULT_MAX_WORKERS)),
     trustProxy: e.TRUST_PROXY,

@@ -210,7 +210,7 @@ describe("runIdempotently", () => {
     t.clock.advance(24 * 60 * 60_000 + 1000);
     const fresh = newKey();
     await runIdempotently(t.deps, request(fresh), async () => ({ status: 200, body: "{}" }));
-    expect(await deleteExpiredIdempotencyRecords(t.deps)).toBeGreaterThanOrEqual(1);
+    expect(await deleteExpiredIdempotencyRecords(t.deps, 1000)).toBeGreaterThanOrEqual(1);
     const keys = (await t.database.db.idempotencyRecord.findMany({ where: { apiKeyId: "key_test" } })).map((r) => r.key);
     expect(keys).toContain(fresh);
     expect(keys).not.toContain(old);

@@ -44,15 +44,15 @@ describe("expiry sweeper", () => {
 });
 
 describe("idempotency records", () => {
-  it("are purged by the sweeper once past their 24 hours, about once an hour", async () => {
+  it("are purged by the retention purger once past their 24 hours", async () => {
     const headers = { "idempotency-key": "purge-me" };
     expect((await t.api("POST", "/customers", { key: merchant.sandboxKey, body: {}, headers })).status).toBe(201);
-    const sweeper = t.app.ledger.sweeper;
-    await sweeper.runOnce();
+    const { purger } = t.app;
+    await purger.runOnce();
     expect(await t.database.db.idempotencyRecord.count({ where: { key: "purge-me" } })).toBe(1);
 
     t.clock.advance(25 * 60 * 60_000);
-    await sweeper.runOnce();
+    await purger.runOnce();
     expect(await t.database.db.idempotencyRecord.count({ where: { key: "purge-me" } })).toBe(0);
   });
 });

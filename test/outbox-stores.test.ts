@@ -135,8 +135,8 @@ it("stores idempotency records as Prisma reads them, and purges those created be
   const viaPrisma = await db.idempotencyRecord.findUnique({ where: { apiKeyId_key: key } });
   expect(viaPrisma).toEqual({ ...key, requestHash: "h1", statusCode: 201, responseBody: '{"id":"x"}', createdAt });
   expect(await findIdempotencyRecord(db, key)).toEqual(viaPrisma);
-  expect(await deleteIdempotencyRecordsBefore(db, createdAt)).toBe(0);
-  expect(await deleteIdempotencyRecordsBefore(db, new Date(createdAt.getTime() + 1))).toBe(1);
+  expect(await deleteIdempotencyRecordsBefore(db, createdAt, 10)).toBe(0);
+  expect(await deleteIdempotencyRecordsBefore(db, new Date(createdAt.getTime() + 1), 10)).toBe(1);
   expect(await findIdempotencyRecord(db, key)).toBeNull();
 });
 

@@ -8,7 +8,8 @@ import { expect, it } from "vitest";
 import type { Payment } from "../src/generated/sqlite/client.ts";
 import { failPayment } from "../src/modules/payments/payment-failure.ts";
 import { LATE_WINDOW_MS, isDueToExpire, openForLedger } from "../src/modules/payments/payment-states.ts";
-import { oldestOpenForLedger, paymentIdsDueToExpire, walletsOpenForLedger } from "../src/modules/payments/payments.store.ts";
+import { expireDuePayments } from "../src/modules/payments/payment-completion.ts";
+import { oldestOpenForLedger, walletsOpenForLedger } from "../src/modules/payments/payments.store.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
 
 const { t, merchant } = await startTestAppWithMerchant();
@@ -47,17 +48,6 @@ const walletKey = (p: Payment) => `${p.networkPassphrase}|${p.settlementAddress}
 const isOpenForLedger = (p: Payment, lateSince: Date) =>
   openForLedger(lateSince).some((c) => c.status === p.status && (c.expiredSince === null || (p.expiresAt !== null && p.expiresAt >= c.expiredSince)));
 
-it("due to expire: the sweeper's query selects exactly the payments isDueToExpire names", async () => {
-  for (const at of [minutes(-2), minutes(-1), now, minutes(1), minutes(60)]) {
-    const selected = await paymentIdsDueToExpire(db, at, 1000);
-    const expected = payments.filter((p) => isDueToExpire(p, at)).sort((a, b) => a.expiresAt!.getTime() - b.expiresAt!.getTime());
-    expect(new Set(selected), at.toISOString()).toEqual(new Set(expected.map((p) => p.id)));
-    // the longest overdue first
-    const expiresAt = selected.map((id) => payments.find((p) => p.id === id)!.expiresAt!.getTime());
-    expect(expiresAt).toEqual([...expiresAt].sort((a, b) => a - b));
-  }
-});
-
 it("open for the ledger: the streamed wallets and each wallet's oldest open payment are what the rule says", async () => {
   for (const lateSince of [new Date(now.getTime() - LATE_WINDOW_MS), now, minutes(5)]) {
     const open = payments.filter((p) => isOpenForLedger(p, lateSince));
@@ -71,6 +61,28 @@ it("open for the ledger: the streamed wallets and each wallet's oldest open paym
   // the rule does distinguish: something is open, something is not
   expect(payments.some((p) => isOpenForLedger(p, now))).toBe(true);
   expect(payments.some((p) => !isOpenForLedger(p, now))).toBe(true);
+});
+
+it("due to expire: the sweeper's batches move exactly the payments isDueToExpire names, longest overdue first, each once", async () => {
+  const moved = new Set<string>();
+  for (const at of [minutes(-2), minutes(-1), now, minutes(1), minutes(60)]) {
+    const expected = payments.filter((p) => isDueToExpire(p, at) && !moved.has(p.id));
+    const order: Payment[] = [];
+    // batches of two, so the order holds across batches as well as within one
+    for (;;) {
+      const batch = await expireDuePayments({ ...t.deps, clock: { now: () => at } }, 2);
+      order.push(...batch);
+      if (batch.length < 2) break;
+    }
+    expect(new Set(order.map((p) => p.id)), at.toISOString()).toEqual(new Set(expected.map((p) => p.id)));
+    expect(order.every((p) => p.status === "expired")).toBe(true);
+    const expiresAt = order.map((p) => p.expiresAt!.getTime());
+    expect(expiresAt).toEqual([...expiresAt].sort((a, b) => a - b));
+    for (const p of order) moved.add(p.id);
+  }
+  // the rule does distinguish: something was due, something never was
+  expect(moved.size).toBeGreaterThan(0);
+  expect(moved.size).toBeLessThan(payments.length);
 });
 
 it("every payment.* event, whoever moves the payment, carries the payment as GET /payments/{id} shows it after the move", async () => {

@@ -1,7 +1,8 @@
 // Every read and write of the CheckoutSession table. A session is created with its payment (its
 // statement is composed into the payment's batch) and moves when its payment does
 // (payments/payment-completion.ts): completion is the ledger's hot path, so these are prepared
-// statements appended to the payment's batch; expiry runs in the payment's Prisma transaction.
+// statements appended to the payment's batch; so is the expiry sweeper's, a set of payments at a time;
+// voiding an invoice expires its payment in a Prisma transaction.
 import type { ExpressionBuilder } from "kysely";
 import type { CheckoutSession } from "../../generated/sqlite/client.ts";
 import { type Db, type Tx, typedSql } from "../../db/client.ts";
@@ -68,6 +69,24 @@ export async function expireOpenCheckoutSessionOf(tx: Tx, paymentId: string, now
   });
   return count ? tx.checkoutSession.findUnique({ where: { paymentId } }) : null;
 }
+
+const expireOfPayments = preparedQuery((q, p: { paymentIds: unknown; now: Date }) =>
+  q
+    .updateTable("CheckoutSession")
+    .set({ status: "expired", updatedAt: p.now })
+    .where(inListParam(q, "paymentId", p.paymentIds))
+    .where(movesFrom("expire"))
+    .returningAll(),
+);
+
+/** The sessions of these payments that take the move, open -> expired, as one batch step (the expiry sweeper's). */
+export function expireOpenCheckoutSessionsOfStatement(db: Db, paymentIds: string[], now: Date): Statement {
+  const typed = typedSql(db);
+  return expireOfPayments.statement(typed, { paymentIds: typed.direct.listParam(paymentIds), now });
+}
+
+/** The sessions an expireOpenCheckoutSessionsOfStatement step moved, from its rows. */
+export const expiredCheckoutSessionsOf = (db: Db, rows: Row[]): CheckoutSession[] => expireOfPayments.rowsOf(typedSql(db), rows);
 
 // ---- Lists (db/list-page.ts)
 

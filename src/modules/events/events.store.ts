@@ -24,6 +24,29 @@ const insert = preparedQuery((q, p: EventRow) => {
 /** The insert of an event, as one statement of a caller's batch (in the transaction of its change). */
 export const insertEventStatement = (db: Db, row: EventRow): Statement => insert.statement(typedSql(db), row);
 
+/** Columns of a multi-row insert, with their PostgreSQL types (SQLite takes the JSON values as they are). */
+const EVENT_COLUMNS = {
+  id: "text",
+  organizationId: "text",
+  environment: "text",
+  type: "text",
+  resourceId: "text",
+  data: "text",
+  createdAt: "timestamp",
+  fannedOutAt: "timestamp",
+} satisfies Record<keyof EventRow, string>;
+
+/** The insert of any number of events as one statement of a caller's batch (in the transaction of their changes). */
+export function insertEventsStatement(db: Db, rows: EventRow[]): Statement {
+  const { direct } = typedSql(db);
+  const stored = rows.map((row) => ({
+    ...row,
+    createdAt: direct.storedDate(row.createdAt),
+    fannedOutAt: row.fannedOutAt && direct.storedDate(row.fannedOutAt),
+  }));
+  return { text: direct.insertJsonRows("Event", EVENT_COLUMNS), params: [JSON.stringify(stored)] };
+}
+
 /** Inserts an event in a Prisma transaction, for callers whose change is written through Prisma. */
 export const insertEventInTransaction = (tx: Tx, row: EventRow): Promise<Event> => tx.event.create({ data: row });
 
@@ -138,4 +161,32 @@ const markFannedOut = preparedQuery((q, p: { seqs: unknown; at: Date }) =>
 export function markFannedOutStatement(sql: TypedSql, events: Pick<Event, "seq">[], at: Date, concurrently: () => Error): Statement {
   const seqs = sql.direct.listParam(events.map((e) => e.seq));
   return markFannedOut.statement(sql, { seqs, at }, { expect: { changes: events.length, error: concurrently } });
+}
+
+// ---- retention (modules/retention/retention-purger.ts)
+
+const prunable = preparedQuery((q, p: { cutoff: Date; limit: number }) =>
+  q.deleteFrom("Event").where(
+    "seq",
+    "in",
+    q
+      .selectFrom("Event")
+      .select("seq")
+      .where("createdAt", "<", p.cutoff)
+      // never one still waiting for fan-out, nor one whose deliveries are kept (pending, failed, or younger)
+      .where((eb) => eb.not(notFannedOut(eb)))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom("WebhookDelivery").select("WebhookDelivery.id").whereRef("WebhookDelivery.eventId", "=", "Event.id"))))
+      .orderBy("seq")
+      .limit(p.limit),
+  ),
+);
+
+/**
+ * Deletes up to `limit` events created before `cutoff`, the oldest first, that are fanned out and
+ * have no delivery left; returns how many.
+ */
+export async function deleteFannedOutEventsBefore(db: Db, cutoff: Date, limit: number): Promise<number> {
+  const typed = typedSql(db);
+  const [result] = await typed.direct.batch([prunable.statement(typed, { cutoff, limit })]);
+  return result!.changes;
 }

@@ -98,8 +98,11 @@ export async function runIdempotently(
   return { response, replayed: false };
 }
 
-/** Deletes records past their 24 h; for a periodic worker (expired ones are also replaced on reuse). */
-export async function deleteExpiredIdempotencyRecords(deps: Pick<Deps, "db" | "clock">): Promise<number> {
+/**
+ * Deletes up to `limit` records past their 24 h, the oldest first; for the retention purger, which
+ * calls it chunk after chunk (expired ones are also replaced on reuse). Returns how many.
+ */
+export async function deleteExpiredIdempotencyRecords(deps: Pick<Deps, "db" | "clock">, limit: number): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - IDEMPOTENCY_TTL_MS);
-  return deleteIdempotencyRecordsBefore(deps.db, cutoff);
+  return deleteIdempotencyRecordsBefore(deps.db, cutoff, limit);
 }

@@ -1,5 +1,6 @@
 // Every read and write of the IdempotencyRecord table. Every POST with a key passes here, so each
 // statement is typed and prepared (db/typed-sql.ts), as on the other hot paths.
+import { type SqlBool, sql } from "kysely";
 import type { IdempotencyRecord } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
 import { preparedQuery } from "../../db/typed-sql.ts";
@@ -32,7 +33,15 @@ const answer = preparedQuery((q, p: IdempotencyKeyOf & { statusCode: number; res
     .where("apiKeyId", "=", p.apiKeyId)
     .where("key", "=", p.key),
 );
-const deleteCreatedBefore = preparedQuery((q, p: { cutoff: Date }) => q.deleteFrom("IdempotencyRecord").where("createdAt", "<", p.cutoff));
+// A chunk at a time, oldest first down the createdAt index, so no purge holds the table for long.
+const deleteChunkCreatedBefore = preparedQuery((q, p: { cutoff: Date; limit: number }) =>
+  q
+    .deleteFrom("IdempotencyRecord")
+    .where(() => {
+      const chunk = q.selectFrom("IdempotencyRecord").select(["apiKeyId", "key"]).where("createdAt", "<", p.cutoff).orderBy("createdAt").limit(p.limit);
+      return sql<SqlBool>`(${sql.ref("apiKeyId")}, ${sql.ref("key")}) IN (${chunk})`;
+    }),
+);
 
 /** Inserts the record of a key not in use; false if there is one (the key's first request holds it). */
 export async function claimIdempotencyKey(db: Db, record: IdempotencyKeyOf & { requestHash: string; createdAt: Date }): Promise<boolean> {
@@ -61,9 +70,9 @@ export async function storeIdempotentAnswer(db: Db, key: IdempotencyKeyOf, statu
   await typed.direct.batch([answer.statement(typed, { ...key, statusCode, responseBody })]);
 }
 
-/** Deletes the records created before `cutoff`; returns how many. */
-export async function deleteIdempotencyRecordsBefore(db: Db, cutoff: Date): Promise<number> {
+/** Deletes up to `limit` records created before `cutoff`, the oldest first; returns how many. */
+export async function deleteIdempotencyRecordsBefore(db: Db, cutoff: Date, limit: number): Promise<number> {
   const typed = typedSql(db);
-  const [result] = await typed.direct.batch([deleteCreatedBefore.statement(typed, { cutoff })]);
+  const [result] = await typed.direct.batch([deleteChunkCreatedBefore.statement(typed, { cutoff, limit })]);
   return result!.changes;
 }

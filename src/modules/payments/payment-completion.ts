@@ -6,7 +6,8 @@
 //
 // Completion is the ledger streamer's hot path, which completes a whole page of payments in one
 // transaction: it is composed of the stores' prepared statements (payments, checkout sessions,
-// invoices), appended to the caller's batch. Expiry runs inside the caller's Prisma transaction.
+// invoices), appended to the caller's batch. The sweeper's expiry is such a batch too, a set of
+// payments at a time; voiding an invoice expires its one payment inside the caller's Prisma transaction.
 import type { CheckoutSession, Payment } from "../../generated/sqlite/client.ts";
 import { type Deps, type ServiceContext, isInScope } from "../../context.ts";
 import { type Db, type Tx, directSql } from "../../db/client.ts";
@@ -16,18 +17,27 @@ import { actorOf, auditStatement } from "../audit/audit.service.ts";
 import type { Asset } from "../../shared/assets.ts";
 import type { EventType } from "../events/event-kinds.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
-import { insertEventStatement } from "../events/events.store.ts";
+import { insertEventStatement, insertEventsStatement } from "../events/events.store.ts";
 import {
   checkoutSessionMoves,
   checkoutSessionsOfPayments,
   completeCheckoutSessionStatement,
   completedCheckoutSessionOf,
   expireOpenCheckoutSessionOf,
+  expireOpenCheckoutSessionsOfStatement,
+  expiredCheckoutSessionsOf,
 } from "../checkout-sessions/checkout-sessions.store.ts";
 import { checkoutSessionJson } from "../checkout-sessions/checkout-sessions.view.ts";
 import { type InvoiceWithItems, openInvoicesOfPayments, paidInvoiceOf, payInvoiceStatement } from "../invoices/invoices.store.ts";
 import { invoiceJson } from "../invoices/invoices.view.ts";
-import { completePaymentStatement, completedPaymentOf, expireAwaitingPayment, paymentById } from "./payments.store.ts";
+import {
+  completePaymentStatement,
+  completedPaymentOf,
+  expireAwaitingPayment,
+  expireDuePaymentsStatement,
+  expiredPaymentsOf,
+  paymentById,
+} from "./payments.store.ts";
 import type { ManualCompletionInput } from "./payments.inputs.ts";
 import { recordPaymentEvent } from "./payments.service.ts";
 import { paymentEvent } from "./payments.view.ts";
@@ -153,13 +163,45 @@ export async function expirePayment(tx: Tx, deps: MoveDeps, payment: Pick<Paymen
   if (!expired) throw conflict("Payment is not pending");
   await recordPaymentEvent(tx, deps, expired, "payment.expired");
   const session = await expireOpenCheckoutSessionOf(tx, expired.id, now);
-  if (session) {
-    await recordEvent(tx, deps, session, {
-      type: "checkout.session.expired",
-      resourceId: session.id,
-      data: checkoutSessionJson({ ...session, payment: expired }, deps.config.publicUrl),
-    });
-  }
+  if (session) await recordEvent(tx, deps, session, sessionExpiredEvent(session, expired, deps.config.publicUrl));
+  return expired;
+}
+
+const sessionExpiredEvent = (session: CheckoutSession, payment: Payment, publicUrl: string) => ({
+  type: "checkout.session.expired" as const,
+  resourceId: session.id,
+  data: checkoutSessionJson({ ...session, payment }, publicUrl),
+});
+
+/**
+ * The expiry sweeper's move, a set at a time: up to `limit` payments due to expire at the clock's now
+ * move to `expired` (`payment.expired`) with their open checkout sessions (`checkout.session.expired`),
+ * as expirePayment moves one, in one transaction of three statements: the conditional update of the
+ * payments, that of their sessions, and one insert of all their events. Safe with other sweepers at
+ * once: a payment moves, and has its events written, in exactly one of them. Returns the payments moved.
+ */
+export async function expireDuePayments(deps: MoveDeps & Pick<Deps, "db">, limit: number): Promise<Payment[]> {
+  const { db } = deps;
+  const now = deps.clock.now();
+  const { publicUrl } = deps.config;
+  let expired: Payment[] = [];
+  const steps: BatchStep[] = [
+    expireDuePaymentsStatement(db, now, limit),
+    (before) => {
+      expired = expiredPaymentsOf(db, before[0]!.rows);
+      return expireOpenCheckoutSessionsOfStatement(db, expired.map((payment) => payment.id), now);
+    },
+    (before) => {
+      const sessions = new Map(expiredCheckoutSessionsOf(db, before[1]!.rows).map((session) => [session.paymentId, session]));
+      const events = expired.flatMap((payment) => {
+        const session = sessions.get(payment.id);
+        const paymentRow = eventRow(deps, payment, paymentEvent(payment, "payment.expired", publicUrl));
+        return session ? [paymentRow, eventRow(deps, session, sessionExpiredEvent(session, payment, publicUrl))] : [paymentRow];
+      });
+      return insertEventsStatement(db, events);
+    },
+  ];
+  await directSql(db).batch(steps);
   return expired;
 }
 

@@ -8,7 +8,7 @@ import { type Expression, type ExpressionBuilder, sql, type SqlBool } from "kyse
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type Db, type Tx, typedSql } from "../../db/client.ts";
 import type { Row, Statement } from "../../db/direct-sql.ts";
-import { type DB, everyColumn, inListParam, preparedQuery, type TypedSql } from "../../db/typed-sql.ts";
+import { type DB, dialectOf, everyColumn, inListParam, preparedQuery, type TypedSql } from "../../db/typed-sql.ts";
 import { conflict } from "../../errors.ts";
 import type { Asset } from "../../shared/assets.ts";
 import { capStroops, MAX_STROOPS } from "../../shared/money.ts";
@@ -64,14 +64,6 @@ export function paymentsOfWalletByMemoIds(db: Db, wallet: { account: string; net
   return ofWalletByMemoIds.all(typed, { memoIds: typed.direct.listParam(memoIds), address: wallet.account, network: wallet.networkPassphrase });
 }
 
-const dueToExpireIds = preparedQuery((q, p: { now: Date; limit: number }) =>
-  q.selectFrom("Payment").select("id").where((eb) => dueToExpire(eb, p.now)).orderBy("expiresAt").limit(p.limit),
-);
-
-/** Ids of payments due to expire, the longest overdue first. */
-export async function paymentIdsDueToExpire(db: Db, now: Date, limit: number): Promise<string[]> {
-  return (await dueToExpireIds.all(typedSql(db), { now, limit })).map((row) => row.id);
-}
 
 // One query per status the ledger completes, seeking down Payment_wallets_idx ("status",
 // "settlementAddress", "networkPassphrase", "expiresAt"): the next wallet after `after` with a payment
@@ -239,7 +231,30 @@ export function completePaymentStatement(db: Db, paymentId: string, change: Comp
 /** The payment completePaymentStatement wrote, from its step's rows (reading them twice is safe). */
 export const completedPaymentOf = (db: Db, rows: Row[]): Payment => complete.rowsOf(typedSql(db), rows)[0]!;
 
-// ---- writes in the caller's Prisma transaction (not hot: expiry, a failed attempt)
+const expireDue = preparedQuery((q, p: { now: Date; limit: number }) => {
+  const due = q.selectFrom("Payment").select("id").where((eb) => dueToExpire(eb, p.now)).orderBy("expiresAt").limit(p.limit);
+  // Another sweeper's rows are skipped, not waited for (SQLite has one writer and no such clause).
+  const claimable = dialectOf(q) === "postgresql" ? due.forUpdate().skipLocked() : due;
+  // The condition again on the row being written: only a payment still due moves, so of two
+  // sweepers that picked the same payment one changes it and the other changes nothing.
+  return q
+    .updateTable("Payment")
+    .set({ status: "expired", updatedAt: p.now })
+    .where("id", "in", claimable)
+    .where((eb) => dueToExpire(eb, p.now))
+    .returningAll();
+});
+
+/**
+ * Awaiting payment -> expired (payment-states.ts) for up to `limit` payments due at `now`, the longest
+ * overdue first, as one batch step; `expiredPaymentsOf` reads the payments it moved, and only those.
+ */
+export const expireDuePaymentsStatement = (db: Db, now: Date, limit: number): Statement => expireDue.statement(typedSql(db), { now, limit });
+
+/** The payments an expireDuePaymentsStatement step moved, from its rows. */
+export const expiredPaymentsOf = (db: Db, rows: Row[]): Payment[] => expireDue.rowsOf(typedSql(db), rows);
+
+// ---- writes in the caller's Prisma transaction (not hot: voiding an invoice, a failed attempt)
 
 /** Awaiting payment -> expired (payment-states.ts); null when it no longer awaits payment. */
 export async function expireAwaitingPayment(tx: Tx, paymentId: string, now: Date): Promise<Payment | null> {

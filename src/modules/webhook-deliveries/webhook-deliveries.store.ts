@@ -192,6 +192,42 @@ export async function failDeliveryWithoutAttempt(sql: TypedSql, delivery: Pick<W
   await sql.direct.batch([failWithoutAttempt.statement(sql, { id: delivery.id, attemptsBefore: delivery.attemptCount, reason, now })]);
 }
 
+// ---- retention (modules/retention/retention-purger.ts)
+
+const oldSucceeded = preparedQuery((q, p: { cutoff: Date; limit: number }) => {
+  const query = q
+    .selectFrom("WebhookDelivery")
+    .select("id")
+    .where("status", "=", "succeeded" satisfies DeliveryStatus)
+    .where("createdAt", "<", p.cutoff)
+    .orderBy("createdAt")
+    .limit(p.limit);
+  // Locked until the chunk commits, so a manual retry made meanwhile waits and then finds it gone.
+  return dialectOf(q) === "postgresql" ? query.forUpdate().skipLocked() : query;
+});
+const deleteAttemptsOf = preparedQuery((q, p: { ids: unknown }) => q.deleteFrom("WebhookAttempt").where(inListParam(q, "deliveryId", p.ids)));
+const deleteSucceeded = preparedQuery((q, p: { ids: unknown }) =>
+  q.deleteFrom("WebhookDelivery").where(inListParam(q, "id", p.ids)).where("status", "=", "succeeded" satisfies DeliveryStatus),
+);
+
+/**
+ * Deletes up to `limit` succeeded deliveries created before `cutoff`, the oldest first, with their
+ * attempts, in one transaction; returns how many. Pending and failed ones are never deleted: they
+ * may still be sent, or retried by hand, and the log must show why they failed.
+ */
+export async function deleteSucceededDeliveriesBefore(sql: TypedSql, cutoff: Date, limit: number): Promise<number> {
+  let ids: unknown = null;
+  const results = await sql.direct.batch([
+    oldSucceeded.statement(sql, { cutoff, limit }),
+    (before) => {
+      ids = sql.direct.listParam(before[0]!.rows.map((row) => row.id as string));
+      return deleteAttemptsOf.statement(sql, { ids });
+    },
+    () => deleteSucceeded.statement(sql, { ids }),
+  ]);
+  return results[2]!.changes;
+}
+
 // ---- the deliveries of one resource's events (the dashboard's payment detail)
 
 const ofResource = preparedQuery((q, p: { organizationId: string; environment: string; resourceId: string }) =>
