@@ -70,7 +70,7 @@ describe("one process", () => {
   });
 
   it("serves /metrics to this machine only: a proxied request is refused", async () => {
-    for (const header of [{ "x-forwarded-for": "203.0.113.7" }, { forwarded: "for=203.0.113.7" }]) {
+    for (const header of [{ "x-forwarded-for": "203.0.113.7" }, { forwarded: "for=203.0.113.7" }] as Record<string, string>[]) {
       const refused = await fetch(`${t.url}/metrics`, { headers: header });
       expect(refused.status).toBe(403);
       expect(await refused.json()).toEqual({ error: expect.stringContaining("METRICS_TOKEN") });
