@@ -15,7 +15,8 @@ const PREFIXES: [RegExp, string][] = [
 /** `apiRoute`: the template of the /api/v1 route that answered, when one did. */
 export function routeLabelOf(path: string, apiRoute: string | undefined): string {
   if (apiRoute) return apiRoute;
-  if (isApiPath(path)) return "/api/v1 (no route)";
+  // Refused before routing: no or bad key, rate limited, unknown path.
+  if (isApiPath(path)) return "/api/v1/*";
   if (EXACT.has(path)) return path;
   for (const [pattern, label] of PREFIXES) if (pattern.test(path)) return label;
   return "other";
