@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { Networks } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import type { ChildServer } from "../bench/lib/processes.ts";
+import { type ChildServer, isAlive } from "../bench/lib/processes.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import type { Db } from "../src/db/client.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
@@ -27,6 +27,7 @@ const cleanups = fileCleanups();
 vi.setConfig({ testTimeout: 120_000 });
 
 const LIVE_KEY_RATE = 20;
+const DRAIN_MS = 3000;
 
 interface Payment {
   id: string;
@@ -62,6 +63,7 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_PRIVATE: "true",
     WEBHOOK_TIMEOUT_MS: "1000",
     RATE_LIMIT_LIVE: String(LIVE_KEY_RATE),
+    SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
   });
   const merchant = await prepareMerchant(env);
   cleanups.push(() => merchant.database.close());
@@ -226,4 +228,16 @@ it("when the watching instance is killed during a payment burst, the other takes
   expect(new Set(delivered.map(([, deliveryId]) => deliveryId)).size).toBe(paid.length);
   // The survivor now watches the network (its /metrics report the lag).
   expect(await (await fetch(`${survivor.url}/metrics`)).text()).toMatch(/^stellar_pay_ledger_lag_ledgers\{network="testnet"\} \d+$/m);
+});
+
+it("drains on SIGTERM: /ready answers 503 while everything else is still served, then the instance exits", async () => {
+  const instance = [a, b].find((i) => isAlive(i.pid))!;
+  expect((await fetch(`${instance.url}/ready`)).status).toBe(200);
+  const signalled = Date.now();
+  process.kill(instance.pid, "SIGTERM");
+  const draining = await waitFor(() => fetch(`${instance.url}/ready`), (answer) => answer.status === 503, DRAIN_MS);
+  expect(await draining.json()).toEqual({ error: "stopping" });
+  expect((await call(instance, "GET", "/payments")).status).toBe(200);
+  expect(Date.now() - signalled).toBeLessThan(DRAIN_MS);
+  await waitFor(async () => isAlive(instance.pid), (alive) => !alive, 15_000);
 });

@@ -49,9 +49,19 @@ function cachedRead<T>(read: () => Promise<T>): () => Promise<T> {
   };
 }
 
+let processMetrics: Registry | null = null;
+
+/** CPU, memory, event loop and GC (prom-client's defaults): one set per process, however many apps it runs (tests run many). */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics, prefix: "stellar_pay_" });
+  }
+  return processMetrics;
+}
+
 export function createMetrics(deps: Pick<Deps, "db">, sources: MetricSources): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "stellar_pay_" });
 
   const requests = new Histogram({
     name: "stellar_pay_http_request_duration_seconds",
@@ -113,7 +123,7 @@ export function createMetrics(deps: Pick<Deps, "db">, sources: MetricSources): M
 
   // A worker answers its primary's gathering with this registry.
   if (cluster.isWorker) {
-    AggregatorRegistry.setRegistries(registry);
+    AggregatorRegistry.setRegistries([registry, processRegistry()]);
     new AggregatorRegistry();
   }
   const coordinator = coordinatorClient();
@@ -123,7 +133,7 @@ export function createMetrics(deps: Pick<Deps, "db">, sources: MetricSources): M
       requests.observe({ method: method && METHODS.has(method) ? method : "other", route, status: String(status) }, seconds);
     },
     async scrape() {
-      const text = coordinator ? await coordinator.clusterMetrics() : await registry.metrics();
+      const text = coordinator ? await coordinator.clusterMetrics() : await Registry.merge([registry, processRegistry()]).metrics();
       return { contentType: registry.contentType, text };
     },
   };
