@@ -2,7 +2,7 @@
 // nothing of the doors (REST, GraphQL, pages), the workers or the process that wires them; doors and
 // workers know nothing of the process; and no module imports itself back through others.
 // `npm run check` runs this.
-const DOORS = "^src/(rest|graphql|gate)/|^src/modules/[^/]+/[^/]+\\.(rest|graphql|pages|public|live)\\.ts$";
+const DOORS = "^src/(rest|graphql|gate|monitoring)/|^src/modules/[^/]+/[^/]+\\.(rest|graphql|pages|public|live)\\.ts$";
 const WORKERS = "^src/webhooks/dispatcher\\.ts$|^src/mail/mail-worker\\.ts$|^src/ledger/(streamer|ledger|account-locks)\\.ts$|^src/modules/payments/expiry-sweeper\\.ts$|^src/modules/retention/retention-purger\\.ts$";
 // cluster/coordinator.ts is not here: it is the workers' channel to the supervisor, used like the database.
 const PROCESS = "^src/(app|server|main|serve-requests)\\.ts$|^src/cluster/supervisor\\.ts$|^src/cli/";

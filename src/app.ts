@@ -22,7 +22,7 @@ import { webhookEndpointRoutes } from "./modules/webhook-endpoints/webhook-endpo
 import { createRestApi, isApiPath } from "./rest/api.ts";
 import { errorResponse } from "./rest/errors.ts";
 import type { Route } from "./rest/router.ts";
-import { apiRequestFromFetch, apiRequestFromNode, jsonResponse, sendNode, toFetchResponse } from "./rest/transport.ts";
+import { apiRequestFromFetch, apiRequestFromNode, sendNode, toFetchResponse } from "./rest/transport.ts";
 import { rememberRequestId, requestIdOf } from "./shared/request-id.ts";
 import { addressOfNodeRequest, clientAddressOf, rememberClientAddress } from "./gate/client-address.ts";
 import { createRateLimits } from "./gate/rate-limit.ts";
@@ -30,6 +30,10 @@ import { createGraphQLRateGate } from "./gate/rate-limit.graphql.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { MailWorker } from "./mail/mail-worker.ts";
 import { type RetentionPurger, createRetentionPurger } from "./modules/retention/retention-purger.ts";
+import { createMetrics } from "./monitoring/metrics.ts";
+import { MONITORING_PATHS, createMonitoringDoor } from "./monitoring/monitoring.http.ts";
+import { createReadiness } from "./monitoring/readiness.ts";
+import { routeLabelOf } from "./monitoring/route-labels.ts";
 
 
 /**
@@ -47,6 +51,8 @@ export interface App {
   listener(req: IncomingMessage, res: ServerResponse): void;
   /** `url`: where the server listens (the app reaches its own simulated network there) */
   start(options?: { url?: string }): Promise<void>;
+  /** /ready answers 503 from now on (a load balancer stops sending new requests); the doors keep answering */
+  drain(): void;
   stop(): Promise<void>;
   /** ledger sources, simulated networks, streamer and expiry sweeper */
   ledger: Ledger;
@@ -81,6 +87,10 @@ export function buildApp(deps: AppDeps): App {
   const graphql = createGraphQLServer(graphqlDeps, graphqlGate);
   const graphqlStream = createSseServer(graphqlDeps, graphqlGate);
   const checkoutPages = createCheckoutPages(deps);
+  const readiness = createReadiness(deps);
+  const metrics = createMetrics(deps, { ledger, openStreams: graphqlStream.openStreams });
+  const monitoring = createMonitoringDoor(deps, { readiness, metrics });
+  const isMonitoringPath = (path: string): path is (typeof MONITORING_PATHS)[number] => (MONITORING_PATHS as readonly string[]).includes(path);
 
   async function fetch(request: Request): Promise<Response> {
     // A Host header that makes no URL (`Host: [`) is the caller's mistake.
@@ -89,8 +99,8 @@ export function buildApp(deps: AppDeps): App {
     const path = url.pathname;
     if (isApiPath(path)) return toFetchResponse(await rest(apiRequestFromFetch(request, url)));
     if (path === "/graphql") return graphql.fetch(request);
-    if (path === SSE_PATH) return graphqlStream(request);
-    if (path === "/health") return jsonResponse(200, { ok: true });
+    if (path === SSE_PATH) return graphqlStream.fetch(request);
+    if (isMonitoringPath(path)) return monitoring(request, path);
     const simulated = ledger.handleSimulated(request, path);
     if (simulated) return simulated;
     const linkId = paymentLinkIdOf(path);
@@ -128,15 +138,18 @@ export function buildApp(deps: AppDeps): App {
   /**
    * One info line per request when its answer is sent, on every door: the path without its query
    * (a query may carry anything), the status, the time taken and an id from the id generator (`req_`),
-   * which the caller also gets as X-Request-Id to quote.
+   * which the caller also gets as X-Request-Id to quote. The same figures go to /metrics under the
+   * request's route template (`apiRoute()`: the /api/v1 route that answered, if any).
    */
-  function logRequest(req: IncomingMessage, res: ServerResponse, path: string): string {
+  function logRequest(req: IncomingMessage, res: ServerResponse, path: string, apiRoute: () => string | undefined): string {
     const started = performance.now();
     const requestId = deps.ids.newId("req");
     res.setHeader("x-request-id", requestId);
     // "close", not "finish": a stream the caller hangs up on never finishes, and is logged too.
     res.once("close", () => {
-      const duration_ms = Math.round((performance.now() - started) * 1000) / 1000;
+      const seconds = (performance.now() - started) / 1000;
+      metrics.observeRequest(req.method, routeLabelOf(path, apiRoute()), res.statusCode, seconds);
+      const duration_ms = Math.round(seconds * 1_000_000) / 1000;
       deps.logger.info("request", { method: req.method, url: path, status: res.statusCode, duration_ms, request_id: requestId });
     });
     return requestId;
@@ -160,7 +173,8 @@ export function buildApp(deps: AppDeps): App {
       // Set before any door writes its head: every answer of every door carries them.
       for (const [name, value] of Object.entries(transportHeaders)) res.setHeader(name, value);
       const path = req.url?.split("?", 1)[0] ?? "";
-      const requestId = logRequest(req, res, path);
+      let apiRoute: string | undefined;
+      const requestId = logRequest(req, res, path, () => apiRoute);
       const linkId = paymentLinkIdOf(path);
       if (!isApiPath(path) && !linkId) {
         const enter = () => {
@@ -180,6 +194,7 @@ export function buildApp(deps: AppDeps): App {
       void answer
         .catch((error: unknown) => errorResponse(error, deps.logger, {}, requestId))
         .then((response) => {
+          apiRoute = response.route;
           sendNode(res, response);
           wakeAfterWrite(req.method, linkId !== null);
         });
@@ -193,8 +208,11 @@ export function buildApp(deps: AppDeps): App {
       mail.start();
       purger.start();
       await ledger.start(options);
+      readiness.started();
     },
+    drain: () => readiness.stopping(),
     async stop() {
+      readiness.stopping();
       await ledger.stop();
       await webhooks.stop();
       await mail.stop();

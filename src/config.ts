@@ -59,6 +59,11 @@ const envSchema = z.object({
     .optional(),
   MAIL_FROM: z.string().min(3).optional(),
   MAIL_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
+  // A scraper's bearer token; at least 16 characters so it cannot be guessed like a word.
+  METRICS_TOKEN: z.string().min(16).optional(),
+  // On SIGTERM /ready answers 503 this long before the server closes, so a load balancer's health
+  // checks (commonly every 5 s) take the process out of rotation while it still answers.
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(5_000),
 });
 
 export type Dialect = "sqlite" | "postgresql";
@@ -106,6 +111,10 @@ export interface Config {
   mailFrom: string;
   /** each wait of an SMTP exchange (connecting, the greeting, any answer); a mail worker's lease follows from it */
   mailTimeoutMs: number;
+  /** the bearer token that opens /metrics to any address; null: loopback callers only */
+  metricsToken: string | null;
+  /** after SIGTERM, how long /ready answers 503 (the balancer drains) before the server closes */
+  shutdownDrainMs: number;
 }
 
 export class ConfigError extends Error {
@@ -163,6 +172,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sseStreamsPerAddress: e.SSE_STREAMS_PER_ADDRESS,
     smtpUrl: e.SMTP_URL ?? null,
     mailTimeoutMs: e.MAIL_TIMEOUT_MS,
+    metricsToken: e.METRICS_TOKEN ?? null,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     mailFrom: e.MAIL_FROM ?? `Stellar Pay <no-reply@${new URL(e.PUBLIC_URL ?? "http://localhost").hostname}>`,
   };
 }

@@ -26,6 +26,10 @@ export async function serveRequests(config: Config, logger: Logger, announce: (u
     if (stopping) return;
     stopping = true;
     logger.info("shutting down", { signal });
+    // SIGTERM is how orchestrators and supervisors stop a service behind a load balancer: /ready
+    // turns 503 and requests are still answered until the balancer has noticed. SIGINT (Ctrl-C) stops at once.
+    app.drain();
+    if (signal === "SIGTERM" && config.shutdownDrainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainMs));
     await server.close();
     await app.stop();
     await database.close();

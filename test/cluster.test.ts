@@ -75,6 +75,19 @@ describe("one cluster", () => {
     expect(answers.filter((a) => a.status === 429)).toHaveLength(20 - allowed);
   });
 
+  it("answers /metrics for the whole instance, whichever worker the scrape reaches", async () => {
+    const { service } = cluster;
+    // The 20 requests above went to both workers in turn (those refused by the rate limit before
+    // routing count under /api/v1/*); each scrape, on a new connection, reaches either worker.
+    for (let i = 0; i < 2; i++) {
+      const scrape = await requestOnNewConnection(`${service.url}/metrics`, { headers: {} });
+      expect(scrape.status).toBe(200);
+      const count = (route: string, status: string) =>
+        Number(new RegExp(`^stellar_pay_http_request_duration_seconds_count\\{method="GET",route="${route}",status="${status}"\\} (\\d+)$`, "m").exec(scrape.body)?.[1] ?? 0);
+      expect(count("/api/v1/payments", "200") + count("/api/v1/\\*", "429")).toBe(20);
+    }
+  });
+
   it("creates one payment for concurrent requests with one Idempotency-Key, whichever workers answer", async () => {
     const { service, org, database } = cluster;
     const create = () =>

@@ -35,7 +35,7 @@ export interface ServiceUnderTest {
 
 const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
 
-/** The environment of the service as a child process: on 127.0.0.1, any free port, rate limits off. */
+/** The environment of the service as a child process: on 127.0.0.1, any free port, rate limits off, no drain on SIGTERM. */
 export const serviceEnv = (databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
   DATABASE_URL: databaseUrl,
   HOST: "127.0.0.1",
@@ -43,6 +43,8 @@ export const serviceEnv = (databaseUrl: string, extra: Record<string, string> = 
   RATE_LIMIT_LIVE: "0",
   RATE_LIMIT_SANDBOX: "0",
   RATE_LIMIT_PUBLIC: "0",
+  // Stops at once on SIGTERM: nothing balances load here (a test of draining sets it).
+  SHUTDOWN_DRAIN_MS: "0",
   // BENCH_LOG_LEVEL=info measures with the request lines written (the service writes them by default).
   LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
   ...extra,

@@ -1,8 +1,10 @@
 // What the worker processes of one service (WORKERS > 1) must agree on, kept by the primary process
 // and asked for over Node's IPC channel: on SQLite, which worker streams which settlement wallet
 // (PostgreSQL has advisory locks for that). A worker's locks go with it when it exits, so another
-// worker takes its wallets over. (Rate limits have their own channel: src/gate/rate-limit.ts.)
+// worker takes its wallets over; and the metrics of all workers, gathered for the one that answers
+// /metrics (src/monitoring/metrics.ts). (Rate limits have their own channel: src/gate/rate-limit.ts.)
 import cluster, { type Worker } from "node:cluster";
+import { AggregatorRegistry } from "prom-client";
 
 interface Call {
   type: "coordinator:call";
@@ -21,11 +23,14 @@ interface Result {
 export interface Coordinator {
   tryLock(key: string): boolean;
   unlock(key: string): void;
+  /** every worker's metrics, added up, as Prometheus text */
+  clusterMetrics(): string;
 }
 
 /** The primary's side: answers every worker's calls. `forgetWorker` frees the locks of a worker that exited. */
 export function serveCoordinator(): { forgetWorker(worker: Worker): void } {
   const lockHolders = new Map<string, number>();
+  const metrics = new AggregatorRegistry();
   const answer = (worker: Worker, call: Call): unknown => {
     switch (call.method) {
       case "tryLock": {
@@ -40,13 +45,19 @@ export function serveCoordinator(): { forgetWorker(worker: Worker): void } {
         if (lockHolders.get(key) === worker.id) lockHolders.delete(key);
         return null;
       }
+      case "clusterMetrics":
+        return metrics.clusterMetrics();
     }
   };
   cluster.on("message", (worker, message: Call) => {
     if (message?.type !== "coordinator:call") return;
-    const reply: Result = { type: "coordinator:result", id: message.id, result: answer(worker, message) };
-    // A worker that is gone has nothing left to answer.
-    if (worker.isConnected()) worker.send(reply);
+    void Promise.resolve(answer(worker, message))
+      .catch((error: unknown) => `# metrics could not be gathered: ${String(error)}\n`)
+      .then((result) => {
+        const reply: Result = { type: "coordinator:result", id: message.id, result };
+        // A worker that is gone has nothing left to answer.
+        if (worker.isConnected()) worker.send(reply);
+      });
   });
   return {
     forgetWorker(worker) {
@@ -78,6 +89,7 @@ export function coordinatorClient() {
   client = {
     tryLock: (key) => call<boolean>("tryLock", [key]),
     unlock: (key) => call<void>("unlock", [key]),
+    clusterMetrics: () => call<string>("clusterMetrics", []),
   };
   return client;
 }

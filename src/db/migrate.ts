@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
-import { postgresSchema, sqlitePath } from "./client.ts";
+import { type Db, directSql, postgresSchema, sqlitePath } from "./client.ts";
 
 const migrationsRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "prisma", "migrations");
 const MIGRATION_LOCK_KEY = 7_265_431_001;
@@ -18,10 +18,25 @@ interface Migration {
 
 function migrationsFor(dialect: "sqlite" | "postgresql"): Migration[] {
   const dir = join(migrationsRoot, dialect);
-  return readdirSync(dir)
-    .sort()
-    .map((name) => ({ name, sql: readFileSync(join(dir, name, "migration.sql"), "utf8") }));
+  return migrationNames(dialect).map((name) => ({ name, sql: readFileSync(join(dir, name, "migration.sql"), "utf8") }));
 }
+
+/**
+ * The committed migrations the database of `db` has not applied (readiness: a process whose code
+ * expects a newer schema than the database has must not take traffic).
+ */
+export async function unappliedMigrations(db: Db): Promise<string[]> {
+  const sql = directSql(db);
+  const done = new Set((await sql.all(`SELECT "name" FROM "_migrations"`, [])).map((row) => row.name as string));
+  return migrationNames(sql.dialect).filter((name) => !done.has(name));
+}
+
+const namesByDialect = new Map<"sqlite" | "postgresql", string[]>();
+const migrationNames = (dialect: "sqlite" | "postgresql") => {
+  let names = namesByDialect.get(dialect);
+  if (!names) namesByDialect.set(dialect, (names = readdirSync(join(migrationsRoot, dialect)).sort()));
+  return names;
+};
 
 /** Returns the names of the migrations it applied. */
 export async function migrateDatabase(url: string): Promise<string[]> {

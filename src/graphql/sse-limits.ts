@@ -11,18 +11,23 @@ export const RESERVATION_LIMITS = { perAddress: 10, total: 1_000, ttlMs: 10_000 
 /** Counts open streams per address; `open` refuses (false) at the cap, `close` gives the place back. */
 export function createStreamCounter(perAddress: number) {
   const open = new Map<string, number>();
+  let total = 0;
   return {
     open(address: string): boolean {
       const count = open.get(address) ?? 0;
       if (count >= perAddress) return false;
       open.set(address, count + 1);
+      total++;
       return true;
     },
     close(address: string) {
       const count = (open.get(address) ?? 1) - 1;
       if (count > 0) open.set(address, count);
       else open.delete(address);
+      total--;
     },
+    /** open streams of every address (the subscribers on /metrics) */
+    total: () => total,
   };
 }
 

@@ -173,12 +173,16 @@ export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLR
   }
 
   const CORS_METHODS = ["GET", "POST", "PUT", "DELETE"];
-  return async function fetch(request: Request): Promise<Response> {
-    const cors = corsHeadersFor(request, deps.config.corsOrigins, CORS_METHODS);
-    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { ...cors, "content-length": "0" } });
-    const response = await answer(request);
-    for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
-    return response;
+  return {
+    async fetch(request: Request): Promise<Response> {
+      const cors = corsHeadersFor(request, deps.config.corsOrigins, CORS_METHODS);
+      if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { ...cors, "content-length": "0" } });
+      const response = await answer(request);
+      for (const [name, value] of Object.entries(cors)) response.headers.set(name, value);
+      return response;
+    },
+    /** event streams open in this process */
+    openStreams: streams.total,
   };
 
   async function answer(request: Request): Promise<Response> {

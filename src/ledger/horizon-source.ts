@@ -148,6 +148,10 @@ export class HorizonSource implements LedgerSource {
     }
   }
 
+  async latestLedger(): Promise<number> {
+    return (await this.server.root()).history_latest_ledger;
+  }
+
   async getTransaction(hash: string): Promise<LedgerTransaction | null> {
     try {
       return transactionFrom((await this.server.transactions().transaction(hash).call()) as RawRecord);

@@ -75,6 +75,8 @@ export interface LedgerSource {
   readonly url: string;
   /** Every payment operation involving `account` after `cursor` (exclusive), then new ones live. */
   streamPayments(account: string, cursor: string, handlers: PaymentStreamHandlers): { close(): void };
+  /** The newest ledger the network has closed (Horizon's history_latest_ledger), for the lag on /metrics. */
+  latestLedger(): Promise<number>;
   /** The paging token of the newest payment of `account` created before `before`, or "0". */
   cursorBefore(account: string, before: Date): Promise<string>;
   getTransaction(hash: string): Promise<LedgerTransaction | null>;

@@ -38,6 +38,8 @@ export interface LedgerStreamer {
   refresh(): Promise<void>;
   /** accounts streamed by this process, as "passphrase|G..." */
   streaming(): string[];
+  /** per network this process streams: the ledger of the newest operation it has processed (the lag on /metrics) */
+  processedLedgers(): Map<string, number>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -46,6 +48,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
   const refreshMs = options.refreshMs ?? 1000;
   const backoff = options.backoff ?? { initialMs: 500, maxMs: 30_000 };
   const streams = new Map<string, AccountStream>();
+  const processedLedger = new Map<string, number>();
   /** per network, shared by its wallets' streams: one warning for an unreachable Horizon, not one per wallet */
   const outages = new Map<string, OutageReport>();
   const outageOf = (source: LedgerSource) => {
@@ -141,6 +144,9 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
             outage.reached();
             networkFailed = false;
             const outcomes = await verifyLedgerPayments(deps, position, records);
+            // A paging token is a TOID: the ledger sequence is its upper 32 bits.
+            const ledger = Number(BigInt(records.at(-1)!.pagingToken) >> 32n);
+            if (ledger > (processedLedger.get(networkPassphrase) ?? 0)) processedLedger.set(networkPassphrase, ledger);
             networkFailed = true;
             failures = 0;
             if (outcomes.some((o) => o !== "ignored" && o !== "duplicate")) options.onEventsCommitted?.();
@@ -187,6 +193,8 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
   return {
     refresh,
     streaming: () => [...streams.keys()],
+    processedLedgers: () =>
+      new Map([...processedLedger].filter(([network]) => [...streams.keys()].some((key) => key.startsWith(`${network}|`)))),
     start() {
       if (!stopped) return;
       stopped = false;

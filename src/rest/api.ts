@@ -27,6 +27,7 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
 
   return async function handleApiRequest(request: ApiRequest): Promise<ApiResponse> {
     let rateHeaders: Record<string, string> = {};
+    let route: string | undefined;
     try {
       const path = request.path.slice(API_PREFIX.length) || "/";
       if (request.method === "GET" && path === OPENAPI_PATH) {
@@ -35,7 +36,7 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
         rateHeaders = decision.headers;
         if (!decision.allowed) throw tooManyRequests();
         openApiJson ??= JSON.stringify(openApiDocument(routes, deps.config.publicUrl));
-        return { status: 200, headers: { ...rateHeaders, "access-control-allow-origin": "*" }, body: openApiJson };
+        return { status: 200, headers: { ...rateHeaders, "access-control-allow-origin": "*" }, body: openApiJson, route: `${API_PREFIX}${OPENAPI_PATH}` };
       }
       const scope = await authenticateApiKey(deps, bearerToken(request.header("authorization")));
       const decision = scope ? await rateLimits.chargeKey(scope) : await rateLimits.chargeAddress(request.clientAddress);
@@ -45,6 +46,7 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
 
       const match = router.match(request.method, path);
       if (!match) throw notFound();
+      if ("route" in match) route = `${API_PREFIX}${match.route.path}`;
       if ("allowed" in match) {
         // The path is not echoed: it may be long.
         const refused = methodNotAllowed(`${request.method} is not allowed on this path`);
@@ -54,22 +56,21 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
       refuseUnstorableInput(query, "query");
       const body = match.route.method === "POST" ? (await readJsonBody(request, !!match.route.bodyless)).body : {};
       const ctx: ServiceContext = { ...deps, scope };
-      const route = match.route;
       const params = match.params;
       const respond = async (): Promise<StoredResponse> => {
-        const result = await route.handler({ ctx, params, query, body });
+        const result = await match.route.handler({ ctx, params, query, body });
         return { status: result.status, body: JSON.stringify(result.body) };
       };
 
       const idempotencyKey = request.header("idempotency-key");
-      if (route.method !== "POST" || idempotencyKey === null) return { ...(await respond()), headers: rateHeaders };
+      if (match.route.method !== "POST" || idempotencyKey === null) return { ...(await respond()), headers: rateHeaders, route };
       const { response, replayed } = await runIdempotently(
         deps,
         {
           apiKeyId: callerIdOf(scope),
           key: checkIdempotencyKey(idempotencyKey),
           requestHash: requestFingerprint(request.method, request.path, JSON.stringify(body)),
-          ...(route.revealsSecret && { sealAnswer: secretBoxOf(deps.config) }),
+          ...(match.route.revealsSecret && { sealAnswer: secretBoxOf(deps.config) }),
         },
         // 4xx answers are stored like successes (as Stripe does); unexpected errors propagate.
         () => respond().catch((error: unknown) => {
@@ -79,9 +80,9 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
         }),
       );
       // The stored JSON text is sent as it is, so a replay is the same bytes as the original.
-      return { ...response, headers: { ...rateHeaders, ...(replayed && { "Idempotent-Replayed": "true" }) } };
+      return { ...response, headers: { ...rateHeaders, ...(replayed && { "Idempotent-Replayed": "true" }) }, route };
     } catch (error) {
-      return errorResponse(error, deps.logger, rateHeaders, request.requestId);
+      return { ...errorResponse(error, deps.logger, rateHeaders, request.requestId), route };
     }
   };
 }

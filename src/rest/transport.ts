@@ -25,6 +25,8 @@ export interface ApiResponse {
   headers: Record<string, string>;
   /** the body's text: JSON unless a content-type header says otherwise */
   body: string;
+  /** the route that answered, as its template ("/api/v1/payments/:id"): the label on /metrics; none when no route was found */
+  route?: string;
 }
 
 export function apiRequestFromNode(req: IncomingMessage, trustProxy: boolean, requestId?: string): ApiRequest {

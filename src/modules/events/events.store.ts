@@ -136,6 +136,11 @@ export const eventsOfResource = (db: Db, scope: Scope, resourceId: string): Prom
 /** An event no worker has turned into deliveries yet. */
 export const notFannedOut = (eb: ExpressionBuilder<DB, "Event">) => eb("Event.fannedOutAt", "is", null);
 
+const notFannedOutCount = preparedQuery((q) => q.selectFrom("Event").select((eb) => eb.fn.countAll().as("count")).where(notFannedOut));
+
+/** How many events wait for fan-out (the outbox backlog, for /metrics): the ("fannedOutAt", "seq") index answers it. */
+export const countEventsNotFannedOut = async (db: Db): Promise<number> => Number((await notFannedOutCount.first(typedSql(db), {}))?.count ?? 0);
+
 const toFanOut = preparedQuery((q, p: { limit: number }) => {
   // Ordered as the ("fannedOutAt", "seq") index is: by "seq" alone, PostgreSQL may walk the whole
   // table in primary-key order looking for the few rows not fanned out yet.

@@ -36,6 +36,11 @@ export async function claimDueMail(db: Db, now: Date, leaseUntil: Date, limit: n
   return result!.rows.map((row) => toMailMessage(row)!);
 }
 
+const pendingCount = preparedQuery((q) => q.selectFrom("MailMessage").select((eb) => eb.fn.countAll().as("count")).where("status", "=", "pending"));
+
+/** How many messages wait to be sent (the mail backlog, for /metrics): the ("status", "nextAttemptAt") index answers it. */
+export const countPendingMail = async (db: Db): Promise<number> => Number((await pendingCount.first(typedSql(db), {}))?.count ?? 0);
+
 export interface MailAttempt {
   id: string;
   /** the attemptCount the message had when claimed: only that claim's attempt is recorded */

@@ -61,6 +61,16 @@ export async function makeDeliveryDueNow(db: Db, id: string, now: Date): Promise
 
 // ---- the webhook worker
 
+const pendingCount = preparedQuery((q) =>
+  q
+    .selectFrom("WebhookDelivery")
+    .select((eb) => eb.fn.countAll().as("count"))
+    .where("status", "=", "pending" satisfies DeliveryStatus),
+);
+
+/** How many deliveries are pending, due or waiting for a retry (the delivery backlog, for /metrics): the ("status", "nextRetryAt") index answers it. */
+export const countPendingDeliveries = async (db: Db): Promise<number> => Number((await pendingCount.first(typedSql(db), {}))?.count ?? 0);
+
 const workWaiting = preparedQuery((q, p: { now: Date }) =>
   q.selectNoFrom((eb) => [
     eb.exists(eb.selectFrom("Event").select("Event.seq").where(notFannedOut)).as("events"),
