@@ -93,7 +93,8 @@ export class HorizonSource implements LedgerSource {
           const batch = buffer.splice(0, MAX_BATCH);
           const wanted = await handlers.wantedAccounts();
           // Only payments to a watched wallet are read further (a transaction's memo may be fetched).
-          const records = await Promise.all(batch.filter((raw) => PAYMENT_KINDS.has(raw.type) && wanted(raw.to)).map((raw) => this.recordFrom(raw)));
+          const transactions = new Map<string, Promise<LedgerTransaction | null>>();
+          const records = await Promise.all(batch.filter((raw) => PAYMENT_KINDS.has(raw.type) && wanted(raw.to)).map((raw) => this.recordFrom(raw, transactions)));
           const last = String(batch.at(-1)!.paging_token);
           if (!closed) await handlers.onPayments({ records, cursor: last, ledger: ledgerOfToken(last) });
         }
@@ -103,10 +104,11 @@ export class HorizonSource implements LedgerSource {
         draining = false;
       }
     };
+    // Not joined with the transactions: each record would carry its whole envelope, for every
+    // operation of the network; the few wanted records needing a memo fetch theirs.
     stop = this.server
       .payments()
       .cursor(cursor)
-      .join("transactions")
       .stream({
         onmessage: (message: unknown) => {
           const raw = message as RawRecord;
@@ -120,9 +122,18 @@ export class HorizonSource implements LedgerSource {
     return { close };
   }
 
-  private async recordFrom(raw: RawRecord): Promise<LedgerPaymentRecord> {
-    const tx = raw.transaction_attr ? transactionFrom(raw.transaction_attr) : await this.getTransaction(raw.transaction_hash);
+  /**
+   * A payment record; its transaction (for the memo) is read only when the destination is not muxed,
+   * once per transaction of a batch (`transactions`).
+   */
+  private async recordFrom(raw: RawRecord, transactions: Map<string, Promise<LedgerTransaction | null>>): Promise<LedgerPaymentRecord> {
     const kind = PAYMENT_KINDS.has(raw.type) ? (raw.type as LedgerPaymentRecord["kind"]) : null;
+    let tx: LedgerTransaction | null = raw.transaction_attr ? transactionFrom(raw.transaction_attr) : null;
+    if (!tx && !(kind && muxedIdOf(raw))) {
+      const hash = String(raw.transaction_hash);
+      if (!transactions.has(hash)) transactions.set(hash, this.getTransaction(hash));
+      tx = await transactions.get(hash)!;
+    }
     return {
       operationId: String(raw.id),
       pagingToken: String(raw.paging_token),
