@@ -1,6 +1,6 @@
 // WORKERS > 1, as an operator runs it: the real service (src/main.ts) in a child process, its workers
-// forked by the primary. A key's rate limit and an Idempotency-Key hold across the workers, a
-// settlement wallet is streamed by one worker only, a worker that dies is replaced, SIGTERM stops
+// forked by the primary. A key's rate limit and an Idempotency-Key hold across the workers, the
+// network is watched (its ledger-wide payment stream opened) by one worker only, a worker that dies is replaced, SIGTERM stops
 // them all, no worker outlives the primary, and a worker that cannot start stops the service.
 import { request as httpRequest } from "node:http";
 import { createServer as createNetServer } from "node:net";
@@ -165,17 +165,18 @@ it("stops with exit code 1 when its workers cannot start", async () => {
   expect(error?.message).toContain("EADDRINUSE");
 });
 
-it("streams each settlement wallet from one worker only, and completes its payments", async () => {
+it("watches the network from one worker only, and completes its payments", async () => {
   // A Stellar test network of our own, reached over HTTP as Horizon would be; it counts the payment
-  // streams opened per account.
+  // streams opened: the ledger-wide one, and any of one account.
   const network = new SimulatedNetwork({ networkPassphrase: Networks.TESTNET, basePath: "/net", ledgerCloseMs: 100, clock: systemClock });
   const streamsOpened = new Map<string, number>();
   const horizon = await serve(
     (request) => {
       const path = new URL(request.url).pathname;
-      const account = /^\/net\/horizon\/accounts\/(G[A-Z0-9]{55})\/payments$/.exec(path)?.[1];
-      if (account && (request.headers.get("accept") ?? "").includes("text/event-stream")) {
-        streamsOpened.set(account, (streamsOpened.get(account) ?? 0) + 1);
+      const stream = /^\/net\/horizon(?:\/accounts\/(G[A-Z0-9]{55}))?\/payments$/.exec(path);
+      if (stream && (request.headers.get("accept") ?? "").includes("text/event-stream")) {
+        const watched = stream[1] ?? "network";
+        streamsOpened.set(watched, (streamsOpened.get(watched) ?? 0) + 1);
       }
       return network.fetch(request);
     },
@@ -196,9 +197,9 @@ it("streams each settlement wallet from one worker only, and completes its payme
     expect(response.status).toBe(201);
     payments.push((await response.json()) as (typeof payments)[number]);
   }
-  // Both workers look for wallets to stream every second: give each of them time to look twice.
+  // Both workers try the network's lock every second: give each of them time to try twice.
   await new Promise((resolve) => setTimeout(resolve, 2500));
-  expect(streamsOpened.get(wallet)).toBe(1);
+  expect(Object.fromEntries(streamsOpened)).toEqual({ network: 1 });
 
   const payerWallet = walletOn(network, `${horizon.url}/net/horizon`);
   const payer = await fundedPayer(payerWallet);
@@ -219,5 +220,5 @@ it("streams each settlement wallet from one worker only, and completes its payme
     20_000,
   );
   expect(statuses).toEqual(["completed", "completed", "completed", "completed"]);
-  expect(streamsOpened.get(wallet)).toBe(1);
+  expect(Object.fromEntries(streamsOpened)).toEqual({ network: 1 });
 });

@@ -3,6 +3,8 @@
 // The simulated network runs on its own server here (as a real Horizon would), outliving the apps.
 import { Keypair, Networks } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isAlive } from "../bench/lib/processes.ts";
+import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { type App, buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { type Database, openDatabase } from "../src/db/client.ts";
@@ -30,9 +32,9 @@ const settlement = Keypair.random();
 let apiKey: string;
 const clock = new TestClock();
 
-async function startApp(horizonUrl = `${networkServer.url}/horizon`): Promise<RunningApp> {
+async function startApp(horizonUrl = `${networkServer.url}/horizon`, url = databaseUrl): Promise<RunningApp> {
   const config = loadConfig({
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: url,
     PUBLIC_URL: "http://pay.example.test",
     LEDGER: "horizon",
     HORIZON_TESTNET_URL: horizonUrl,
@@ -131,9 +133,8 @@ describe("restarting the service", () => {
     await one.app.ledger.streamer.refresh();
     await two.app.ledger.streamer.refresh();
     if (dialect === "postgresql") {
-      // The advisory lock gives the wallet's stream to exactly one of them.
-      const key = `${Networks.TESTNET}|${settlement.publicKey()}`;
-      expect([one, two].filter((r) => r.app.ledger.streamer.streaming().includes(key))).toHaveLength(1);
+      // The advisory lock gives the network's stream to exactly one of them.
+      expect([one, two].filter((r) => r.app.ledger.streamer.watching().includes(Networks.TESTNET))).toHaveLength(1);
     }
     const payer = await fundedPayer(wallet);
     for (const p of payments) {
@@ -158,9 +159,12 @@ describe("restarting the service", () => {
       host: "127.0.0.1",
     });
 
-    const running = await startApp(`${laterServer.url}/horizon`);
+    // A ledger of its own is a network of its own: its own database, as the first network's cursor
+    // (same passphrase, a different history) means nothing on it.
+    const own = await freshDatabaseUrl();
+    const running = await startApp(`${laterServer.url}/horizon`, own.url);
     const wallet2 = Keypair.random();
-    const setupDeps = { db: running.database.db, config: loadConfig({ DATABASE_URL: databaseUrl }), clock, ids: timeOrderedIds };
+    const setupDeps = { db: running.database.db, config: loadConfig({ DATABASE_URL: own.url }), clock, ids: timeOrderedIds };
     const org = await createOrganization(setupDeps, { name: "Down Merchant" });
     await setSettlementWallet(setupDeps, { organizationId: org.organization_id, environment: "sandbox", address: wallet2.publicKey() });
     const response = await fetch(`${running.server.url}/api/v1/payments`, {
@@ -188,5 +192,57 @@ describe("restarting the service", () => {
     await running.stop();
     await later.stop();
     await laterServer.close();
+    await own.drop();
   }, 60_000);
+
+  it("killed with SIGKILL while completing, paid more while down: restarted, every payment completes once", { timeout: 120_000 }, async () => {
+    const database = await freshDatabaseUrl();
+    const env = serviceEnv(database.url, { LEDGER: "horizon", HORIZON_TESTNET_URL: `${networkServer.url}/horizon`, LOG_LEVEL: "silent" });
+    const { org, wallet: settlementWallet, database: setup } = await prepareMerchant(env);
+    await network.fund(settlementWallet);
+    const api = async (base: string, method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${base}/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${org.sandbox_api_key}`, ...(body !== undefined && { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return response.json() as Promise<any>;
+    };
+    const first = await startServiceProcess(env);
+    try {
+      const payments: any[] = [];
+      for (let i = 0; i < 12; i++) payments.push(await api(first.url, "POST", "/payments", { amount: "1" }));
+      const completedCount = () => setup.db.payment.count({ where: { id: { in: payments.map((p) => p.id) }, status: "completed" } });
+      const payOne = async (payer: Keypair, payment: any) => {
+        const sent = await submit(wallet, await signedTransaction(wallet, payer, [payOp(payment.payment_instructions.muxed_destination, "1")]));
+        expect(sent.codes).toBeUndefined();
+      };
+
+      // Six payers pay at once; the service is killed as soon as the first of those completions is committed.
+      const payers = await Promise.all(payments.slice(0, 6).map(() => fundedPayer(wallet)));
+      const paying = Promise.all(payments.slice(0, 6).map((payment, i) => payOne(payers[i]!, payment)));
+      await waitFor(completedCount, (n) => n > 0, 30_000);
+      process.kill(first.pid, "SIGKILL");
+      await waitFor(async () => isAlive(first.pid), (alive) => !alive, 10_000);
+      await paying;
+
+      // Down: the other six are paid.
+      for (const payment of payments.slice(6)) await payOne(payers[0]!, payment);
+
+      const second = await startServiceProcess(env);
+      try {
+        await waitFor(completedCount, (n) => n === payments.length, 30_000);
+      } finally {
+        await second.stop();
+      }
+      const completions = await setup.db.event.groupBy({ by: ["resourceId"], where: { type: "payment.completed" }, _count: true });
+      expect(completions.map((row) => [row.resourceId, row._count]).sort()).toEqual(payments.map((p) => [p.id, 1]).sort());
+      const counted = await setup.db.ledgerPayment.groupBy({ by: ["paymentId"], where: { account: settlementWallet }, _count: true });
+      expect(counted.map((row) => [row.paymentId, row._count]).sort()).toEqual(payments.map((p) => [p.id, 1]).sort());
+    } finally {
+      await first.stop().catch(() => {});
+      await setup.close();
+      await database.drop();
+    }
+  });
 });

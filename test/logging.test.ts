@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Keypair, Networks } from "@stellar/stellar-sdk";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAccountLocks } from "../src/ledger/account-locks.ts";
+import { createNetworkLocks } from "../src/ledger/network-locks.ts";
 import { HorizonSource } from "../src/ledger/horizon-source.ts";
 import { createLedgerStreamer } from "../src/ledger/streamer.ts";
 import { captureLog } from "./support/captured-log.ts";
@@ -68,21 +68,21 @@ describe("Horizon unreachable", () => {
     await new Promise((r) => probe.close(r));
     const url = `http://127.0.0.1:${port}`;
 
-    // An open payment on a wallet whose cursor is saved: the streamer goes straight to the stream.
+    // An open payment on a network whose cursor is saved: the streamer goes straight to the stream.
     const wallet = Keypair.random().publicKey();
-    await t.deps.db.ledgerCursor.create({ data: { networkPassphrase: Networks.TESTNET, account: wallet, cursor: "now" } });
+    await t.deps.db.networkCursor.create({ data: { networkPassphrase: Networks.TESTNET, cursor: "now" } });
     const created = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "1" } });
     expect(created.status).toBe(201);
     await t.deps.db.payment.update({ where: { id: (created.body as { id: string }).id }, data: { settlementAddress: wallet } });
 
     const outage = captureLog("info");
-    const locks = createAccountLocks(t.config, outage.logger);
+    const locks = createNetworkLocks(t.config, outage.logger);
     const streamer = createLedgerStreamer(
       { ...t.deps, logger: outage.logger },
       {
         sourceFor: (networkPassphrase) => new HorizonSource({ url, networkPassphrase }),
         locks,
-        refreshMs: 50,
+        tickMs: 50,
         // A connection that stays up for initialMs counts as reached: long enough that a refusal on a
         // loaded machine always comes first.
         backoff: { initialMs: 150, maxMs: 200 },

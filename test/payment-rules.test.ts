@@ -9,7 +9,7 @@ import type { Payment } from "../src/generated/sqlite/client.ts";
 import { failPayment } from "../src/modules/payments/payment-failure.ts";
 import { LATE_WINDOW_MS, isDueToExpire, openForLedger } from "../src/modules/payments/payment-states.ts";
 import { expireDuePayments } from "../src/modules/payments/payment-completion.ts";
-import { oldestOpenForLedger, walletsOpenForLedger } from "../src/modules/payments/payments.store.ts";
+import { oldestOpenForLedgerUnfollowed, walletsOpenForLedger } from "../src/modules/payments/payments.store.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
 
 const { t, merchant } = await startTestAppWithMerchant();
@@ -48,16 +48,26 @@ const walletKey = (p: Payment) => `${p.networkPassphrase}|${p.settlementAddress}
 const isOpenForLedger = (p: Payment, lateSince: Date) =>
   openForLedger(lateSince).some((c) => c.status === p.status && (c.expiredSince === null || (p.expiresAt !== null && p.expiresAt >= c.expiredSince)));
 
-it("open for the ledger: the streamed wallets and each wallet's oldest open payment are what the rule says", async () => {
+it("open for the ledger: the watched wallets and the oldest open payment of wallets no per-wallet cursor followed are what the rule says", async () => {
+  const network = payments[0]!.networkPassphrase;
+  const oldestOf = (ps: Payment[]) => (ps.length ? new Date(Math.min(...ps.map((p) => p.createdAt.getTime()))) : null);
   for (const lateSince of [new Date(now.getTime() - LATE_WINDOW_MS), now, minutes(5)]) {
     const open = payments.filter((p) => isOpenForLedger(p, lateSince));
     expect(await walletsOpenForLedger(db, lateSince), lateSince.toISOString()).toEqual(new Set(open.map(walletKey)));
-    for (const account of new Set(payments.map((p) => p.settlementAddress))) {
-      const ofWallet = open.filter((p) => p.settlementAddress === account);
-      const oldest = ofWallet.length ? new Date(Math.min(...ofWallet.map((p) => p.createdAt.getTime()))) : null;
-      expect(await oldestOpenForLedger(db, { account, networkPassphrase: payments[0]!.networkPassphrase }, lateSince)).toEqual(oldest);
-    }
+    expect(await oldestOpenForLedgerUnfollowed(db, network, lateSince)).toEqual(oldestOf(open));
   }
+  // A wallet that a per-wallet stream (before #16) followed past "0" no longer counts; one at "0" still does.
+  const lateSince = new Date(now.getTime() - LATE_WINDOW_MS);
+  const open = payments.filter((p) => isOpenForLedger(p, lateSince));
+  const [followed, atStart] = shared as [string, string];
+  await db.ledgerCursor.createMany({
+    data: [
+      { networkPassphrase: network, account: followed, cursor: "12884901888" },
+      { networkPassphrase: network, account: atStart, cursor: "0" },
+    ],
+  });
+  expect(await oldestOpenForLedgerUnfollowed(db, network, lateSince)).toEqual(oldestOf(open.filter((p) => p.settlementAddress !== followed)));
+  await db.ledgerCursor.deleteMany({ where: { networkPassphrase: network } });
   // the rule does distinguish: something is open, something is not
   expect(payments.some((p) => isOpenForLedger(p, now))).toBe(true);
   expect(payments.some((p) => !isOpenForLedger(p, now))).toBe(true);

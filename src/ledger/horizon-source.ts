@@ -33,6 +33,12 @@ function muxedIdOf(raw: RawRecord): string | null {
   return null;
 }
 
+/** A paging token as the number it is (a TOID); null for anything else ("now"). */
+const tokenValue = (token: string): bigint | null => (/^\d{1,19}$/.test(token) ? BigInt(token) : null);
+
+/** The ledger a paging token lies in: TOIDs are ledger << 32 | transaction << 12 | operation. */
+const ledgerOfToken = (token: string): number => Number((tokenValue(token) ?? 0n) >> 32n);
+
 function transactionFrom(raw: RawRecord): LedgerTransaction {
   return {
     hash: raw.hash,
@@ -63,7 +69,7 @@ export class HorizonSource implements LedgerSource {
     this.server = new Horizon.Server(options.url, { allowHttp: options.url.startsWith("http:") });
   }
 
-  streamPayments(account: string, cursor: string, handlers: PaymentStreamHandlers) {
+  streamPayments(cursor: string, handlers: PaymentStreamHandlers) {
     let closed = false;
     let draining = false;
     let buffer: RawRecord[] = [];
@@ -85,8 +91,12 @@ export class HorizonSource implements LedgerSource {
       try {
         while (!closed && buffer.length > 0) {
           const batch = buffer.splice(0, MAX_BATCH);
-          const records = await Promise.all(batch.map((raw) => this.recordFrom(raw)));
-          if (!closed) await handlers.onPayments(records);
+          const wanted = await handlers.wantedAccounts();
+          // Only payments to a watched wallet are read further (a transaction's memo may be fetched).
+          const transactions = new Map<string, Promise<LedgerTransaction | null>>();
+          const records = await Promise.all(batch.filter((raw) => PAYMENT_KINDS.has(raw.type) && wanted(raw.to)).map((raw) => this.recordFrom(raw, transactions)));
+          const last = String(batch.at(-1)!.paging_token);
+          if (!closed) await handlers.onPayments({ records, cursor: last, ledger: ledgerOfToken(last) });
         }
       } catch (error) {
         fail(error);
@@ -94,11 +104,11 @@ export class HorizonSource implements LedgerSource {
         draining = false;
       }
     };
+    // Not joined with the transactions: each record would carry its whole envelope, for every
+    // operation of the network; the few wanted records needing a memo fetch theirs.
     stop = this.server
       .payments()
-      .forAccount(account)
       .cursor(cursor)
-      .join("transactions")
       .stream({
         onmessage: (message: unknown) => {
           const raw = message as RawRecord;
@@ -112,9 +122,18 @@ export class HorizonSource implements LedgerSource {
     return { close };
   }
 
-  private async recordFrom(raw: RawRecord): Promise<LedgerPaymentRecord> {
-    const tx = raw.transaction_attr ? transactionFrom(raw.transaction_attr) : await this.getTransaction(raw.transaction_hash);
+  /**
+   * A payment record; its transaction (for the memo) is read only when the destination is not muxed,
+   * once per transaction of a batch (`transactions`).
+   */
+  private async recordFrom(raw: RawRecord, transactions: Map<string, Promise<LedgerTransaction | null>>): Promise<LedgerPaymentRecord> {
     const kind = PAYMENT_KINDS.has(raw.type) ? (raw.type as LedgerPaymentRecord["kind"]) : null;
+    let tx: LedgerTransaction | null = raw.transaction_attr ? transactionFrom(raw.transaction_attr) : null;
+    if (!tx && !(kind && muxedIdOf(raw))) {
+      const hash = String(raw.transaction_hash);
+      if (!transactions.has(hash)) transactions.set(hash, this.getTransaction(hash));
+      tx = await transactions.get(hash)!;
+    }
     return {
       operationId: String(raw.id),
       pagingToken: String(raw.paging_token),
@@ -133,19 +152,21 @@ export class HorizonSource implements LedgerSource {
     };
   }
 
-  async cursorBefore(account: string, before: Date): Promise<string> {
-    try {
-      let page = await this.server.payments().forAccount(account).order("desc").limit(200).call();
-      while (page.records.length > 0) {
-        const older = page.records.find((r) => new Date(r.created_at) < before);
-        if (older) return older.paging_token;
-        page = await page.next();
-      }
-      return "0";
-    } catch (error) {
-      if (error instanceof NotFoundError) return "0";
-      throw error;
+  async cursorAt(time: Date): Promise<string> {
+    // Ledgers close every few seconds: the newest one closed before `time` is a page or two back,
+    // where the network's payments would be thousands of pages on a busy network.
+    let page = await this.server.ledgers().order("desc").limit(200).call();
+    while (page.records.length > 0) {
+      const older = page.records.find((r) => new Date(r.closed_at) < time);
+      if (older) return older.paging_token;
+      page = await page.next();
     }
+    return "0";
+  }
+
+  cursorPrecedes(a: string, b: string): boolean {
+    const [x, y] = [tokenValue(a), tokenValue(b)];
+    return x !== null && y !== null && x < y;
   }
 
   async latestLedger(): Promise<number> {

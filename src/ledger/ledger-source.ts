@@ -59,13 +59,30 @@ export interface LedgerAccount {
   balances: { asset: Asset; balance: bigint }[];
 }
 
+/** What a network's stream hands over at a time: the wanted records among what arrived, and where it got to. */
+export interface PaymentBatch {
+  /** the payment operations to a wanted account, in ledger order */
+  records: LedgerPaymentRecord[];
+  /** where the stream resumes after this batch (exclusive): past every operation that arrived, wanted or not */
+  cursor: string;
+  /** the ledger of the last operation that arrived */
+  ledger: number;
+}
+
 export interface PaymentStreamHandlers {
   /**
-   * Called in ledger order with the records that arrived since the previous call (one, or many when
-   * a busy ledger closes); the next call waits until the returned promise settles.
+   * Which accounts' payments the next batch must include. Called once per batch, after its
+   * operations arrived and before they are filtered, so that an account watched since (a payment
+   * created a moment before it was paid) is included: the others are skipped without being read
+   * further (no transaction fetched, nothing written but the cursor).
    */
-  onPayments(records: LedgerPaymentRecord[]): Promise<void>;
-  /** the connection failed or a record could not be processed; the stream is closed */
+  wantedAccounts(): Promise<(account: string) => boolean>;
+  /**
+   * Called in ledger order with what arrived since the previous call (one operation, or many when a
+   * busy ledger closes); the next call waits until the returned promise settles.
+   */
+  onPayments(batch: PaymentBatch): Promise<void>;
+  /** the connection failed or a batch could not be processed; the stream is closed */
   onError(error: unknown): void;
 }
 
@@ -73,12 +90,18 @@ export interface LedgerSource {
   readonly networkPassphrase: string;
   /** where the network is reached, for log lines */
   readonly url: string;
-  /** Every payment operation involving `account` after `cursor` (exclusive), then new ones live. */
-  streamPayments(account: string, cursor: string, handlers: PaymentStreamHandlers): { close(): void };
+  /**
+   * Every payment operation of the network after `cursor` (exclusive), then new ones live: one
+   * stream watches all the network's wallets (Horizon's ledger-wide /payments; on Stellar RPC,
+   * getEvents with the payments' transfer events).
+   */
+  streamPayments(cursor: string, handlers: PaymentStreamHandlers): { close(): void };
+  /** A cursor from which the stream includes every payment made at or after `time`, or "0". */
+  cursorAt(time: Date): Promise<string>;
+  /** Whether cursor `a` lies before cursor `b` on the network. */
+  cursorPrecedes(a: string, b: string): boolean;
   /** The newest ledger the network has closed (Horizon's history_latest_ledger), for the lag on /metrics. */
   latestLedger(): Promise<number>;
-  /** The paging token of the newest payment of `account` created before `before`, or "0". */
-  cursorBefore(account: string, before: Date): Promise<string>;
   getTransaction(hash: string): Promise<LedgerTransaction | null>;
   submitTransaction(envelopeXdr: string): Promise<SubmitResult>;
   findStrictReceivePaths(input: { sourceAssets: Asset[]; destinationAsset: Asset; destinationAmount: bigint }): Promise<PaymentPath[]>;

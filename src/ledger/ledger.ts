@@ -1,5 +1,5 @@
 // Everything the service needs from the ledger, built once per app: a LedgerSource per network,
-// the built-in simulated networks when LEDGER=simulated, and the workers (payment streamer, expiry
+// the built-in simulated networks when LEDGER=simulated, and the workers (network streamer, expiry
 // sweeper, ledger clock). Nothing runs until start().
 //
 // Networks: sandbox is the Stellar test network, production the public network. With
@@ -12,7 +12,7 @@ import type { Deps } from "../context.ts";
 import { forgetLedgers } from "../modules/ledger-payments/ledger-payments.store.ts";
 import { createExpirySweeper } from "../modules/payments/expiry-sweeper.ts";
 import type { Logger } from "../shared/logger.ts";
-import { createAccountLocks } from "./account-locks.ts";
+import { createNetworkLocks } from "./network-locks.ts";
 import { HorizonSource } from "./horizon-source.ts";
 import type { LedgerNetworks, LedgerSource } from "./ledger-source.ts";
 import { SimulatedNetwork } from "./simulated/index.ts";
@@ -62,7 +62,7 @@ export function createLedger(deps: Deps & { logger: Logger }, onEventsCommitted?
     return source;
   }
 
-  const locks = createAccountLocks(config, deps.logger);
+  const locks = createNetworkLocks(config, deps.logger);
   const streamer = createLedgerStreamer(deps, { sourceFor, locks, onEventsCommitted });
   const sweeper = createExpirySweeper(deps, { onEventsCommitted });
 

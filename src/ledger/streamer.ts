@@ -1,27 +1,42 @@
-// One payment stream per settlement wallet in use: the wallets of payments open for the ledger
-// (payment-states.ts: pending and failed ones, and ones expired in the last day, so late payments
-// are still seen), per network. Each stream resumes from its persisted cursor, hands every
-// operation to the verifier in ledger order, and on any failure (Horizon down, a database error)
-// closes, waits with exponential backoff and resumes from the cursor again: nothing is skipped, and
+// One payment stream per network watches every settlement wallet in use: the network's ledger-wide
+// stream, resumed from one persisted cursor, is matched in memory against the watched wallets (those
+// of payments open for the ledger, payment-states.ts), and only payments to them reach the verifier.
+// The watched set is read whole at start and then now and then as a safety net; in between, payments
+// created anywhere (any process, any host) reach it as their payment.created outbox events, read
+// before each batch is matched, so a wallet is watched before money for its new payment can arrive.
+//
+// One process watches each network at a time (network-locks.ts); the others keep their set ready and
+// take the lock over when that process dies. On any failure (Horizon down, a database error) a stream
+// closes, waits with exponential backoff and resumes from the saved cursor: nothing is skipped, and
 // the verifier makes anything seen twice count once.
 import type { Deps } from "../context.ts";
-import { keepFirstCursor, savedCursor } from "../modules/ledger-payments/ledger-payments.store.ts";
+import { createEventFeed, type EventFeed } from "../modules/events/events.feed.ts";
+import { keepFirstNetworkCursor, savedNetworkCursor, walletCursors } from "../modules/ledger-payments/ledger-payments.store.ts";
 import { LATE_WINDOW_MS } from "../modules/payments/payment-states.ts";
-import { oldestOpenForLedger, walletsOpenForLedger } from "../modules/payments/payments.store.ts";
+import { oldestOpenForLedgerUnfollowed, walletsOpenForLedger, walletsOfPayments } from "../modules/payments/payments.store.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { AccountLocks } from "./account-locks.ts";
-import type { LedgerSource } from "./ledger-source.ts";
-import { type OutageReport, createOutageReport } from "./outage-report.ts";
-import { verifyLedgerPayments } from "./verifier.ts";
+import type { LedgerSource, PaymentBatch } from "./ledger-source.ts";
+import type { NetworkLocks } from "./network-locks.ts";
+import { createOutageReport } from "./outage-report.ts";
+import { isSilent, verifyLedgerPayments } from "./verifier.ts";
 
-/** How far before a wallet's oldest open payment a fresh stream starts, for clock differences. */
+/** How far before "now" (or an older open payment) a network's first stream starts, for clock differences. */
 const FIRST_CURSOR_MARGIN_MS = 5 * 60_000;
+/**
+ * A batch with nothing for us moves the saved cursor at most this often: after a restart, replaying
+ * a few seconds of operations to wallets nobody watches costs a skip each.
+ */
+const IDLE_CURSOR_SAVE_MS = 5_000;
+/** payment.created events turned into wallets per query */
+const CREATED_CHUNK = 500;
 
 export interface StreamerOptions {
   sourceFor(networkPassphrase: string): LedgerSource;
-  locks: AccountLocks;
-  /** how often the set of wallets is re-read */
-  refreshMs?: number;
+  locks: NetworkLocks;
+  /** how often events become watched wallets and the lock of an unwatched network is tried */
+  tickMs?: number;
+  /** how often the whole set of watched wallets is read again, behind the events */
+  rereadMs?: number;
   backoff?: { initialMs: number; maxMs: number };
   /** how often a network that stays unreachable is summarized in the log */
   outageSummaryMs?: number;
@@ -29,66 +44,129 @@ export interface StreamerOptions {
   onEventsCommitted?: () => void;
 }
 
-interface AccountStream {
+/** How far a network's stream got, in ledgers (for lag): what arrived, and what is processed. */
+export interface NetworkProgress {
+  networkPassphrase: string;
+  /** the ledger of the newest operation received; null before the first */
+  receivedLedger: number | null;
+  /** the ledger of the newest operation processed (verified and committed, or skipped) */
+  processedLedger: number | null;
+}
+
+interface NetworkStream {
+  progress: NetworkProgress;
   close(): void;
 }
 
 export interface LedgerStreamer {
-  /** Opens streams for wallets that now need one and closes the others. */
+  /** Reads the watched wallets again now and tries the lock of each network that has some. */
   refresh(): Promise<void>;
-  /** accounts streamed by this process, as "passphrase|G..." */
-  streaming(): string[];
-  /** per network this process streams: the ledger of the newest operation it has processed (the lag on /metrics) */
-  processedLedgers(): Map<string, number>;
+  /** the networks this process streams */
+  watching(): string[];
+  /** whether payments to this wallet are matched (whichever process streams its network) */
+  watches(networkPassphrase: string, account: string): boolean;
+  /** the streams of this process, how far each got */
+  progress(): NetworkProgress[];
   start(): void;
   stop(): Promise<void>;
 }
 
+const splitKey = (key: string) => key.split("|") as [networkPassphrase: string, account: string];
+
 export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: StreamerOptions): LedgerStreamer {
-  const refreshMs = options.refreshMs ?? 1000;
+  const tickMs = options.tickMs ?? 1000;
+  const rereadMs = options.rereadMs ?? 60_000;
   const backoff = options.backoff ?? { initialMs: 500, maxMs: 30_000 };
-  const streams = new Map<string, AccountStream>();
-  const processedLedger = new Map<string, number>();
-  /** per network, shared by its wallets' streams: one warning for an unreachable Horizon, not one per wallet */
-  const outages = new Map<string, OutageReport>();
-  const outageOf = (source: LedgerSource) => {
-    let report = outages.get(source.networkPassphrase);
-    if (!report) outages.set(source.networkPassphrase, (report = createOutageReport(deps, source.url, options.outageSummaryMs)));
-    return report;
-  };
+  /** network -> watched wallets */
+  let watched = new Map<string, Set<string>>();
+  /** the networks whose lock this process holds, and their streams */
+  const streams = new Map<string, NetworkStream>();
+  let feed: EventFeed | null = null;
+  /** payments created (their events read) whose wallets are not yet watched */
+  const created: string[] = [];
+  /** wallets watched while the whole set is being read again: kept when it is replaced */
+  let addedDuringReread: Set<string> | null = null;
+  let lastReread = Number.NEGATIVE_INFINITY;
   let timer: NodeJS.Timeout | undefined;
-  let refreshing: Promise<void> = Promise.resolve();
+  let ticking: Promise<void> = Promise.resolve();
+  let catchingUp: Promise<void> = Promise.resolve();
   let stopped = true;
-  /** payments expired since then still have their wallet streamed */
+  /** payments expired since then still have their wallet watched */
   const lateSince = () => new Date(deps.clock.now().getTime() - LATE_WINDOW_MS);
 
   options.locks.onLost(() => {
-    for (const [key, stream] of streams) {
+    for (const [network, stream] of streams) {
       stream.close();
-      streams.delete(key);
+      streams.delete(network);
     }
   });
 
-  async function refreshNow() {
-    const wanted = await walletsOpenForLedger(deps.db, lateSince());
-    for (const [key, stream] of streams) {
-      if (wanted.has(key)) continue;
-      stream.close();
-      streams.delete(key);
-      await options.locks.release(key);
-    }
-    for (const key of wanted) {
-      if (streams.has(key) || stopped) continue;
-      if (!(await options.locks.tryAcquire(key))) continue; // another process streams it
-      const [networkPassphrase, account] = key.split("|") as [string, string];
-      streams.set(key, openAccountStream(networkPassphrase, account));
+  function watch(key: string) {
+    const [network, account] = splitKey(key);
+    let accounts = watched.get(network);
+    if (!accounts) watched.set(network, (accounts = new Set()));
+    accounts.add(account);
+    addedDuringReread?.add(key);
+  }
+
+  /**
+   * Turns every payment.created event committed so far into a watched wallet. One call at a time,
+   * each reading after the previous one: a caller returns only once what committed before its call
+   * is watched.
+   */
+  function catchUpWithCreated(): Promise<void> {
+    const run = catchingUp.then(async () => {
+      await feed?.poll();
+      while (created.length > 0) {
+        const ids = created.splice(0, CREATED_CHUNK);
+        try {
+          for (const key of await walletsOfPayments(deps.db, ids)) watch(key);
+        } catch (error) {
+          created.unshift(...ids);
+          throw error;
+        }
+      }
+    });
+    catchingUp = run.catch(() => {});
+    return run;
+  }
+
+  async function rereadWatched() {
+    addedDuringReread = new Set();
+    try {
+      const keys = await walletsOpenForLedger(deps.db, lateSince());
+      for (const key of addedDuringReread) keys.add(key);
+      watched = new Map();
+      for (const key of keys) watch(key);
+      lastReread = performance.now();
+    } finally {
+      addedDuringReread = null;
     }
   }
 
-  function openAccountStream(networkPassphrase: string, account: string): AccountStream {
+  async function tickNow() {
+    if (stopped) return;
+    if (!feed) {
+      // Listening first, reading the set second: a payment created in between is in one or the other.
+      const next = createEventFeed(deps);
+      await next.listen((event) => {
+        if (event.type === "payment.created") created.push(event.resourceId);
+      });
+      feed = next;
+    }
+    await catchUpWithCreated();
+    if (performance.now() - lastReread >= rereadMs) await rereadWatched();
+    for (const [network, accounts] of watched) {
+      if (stopped || accounts.size === 0 || streams.has(network)) continue;
+      if (!(await options.locks.tryAcquire(network))) continue; // another process watches it
+      streams.set(network, openNetworkStream(network));
+    }
+  }
+
+  function openNetworkStream(networkPassphrase: string): NetworkStream {
     const source = options.sourceFor(networkPassphrase);
-    const position = { networkPassphrase, account };
-    const outage = outageOf(source);
+    const outage = createOutageReport(deps, source.url, options.outageSummaryMs);
+    const progress: NetworkProgress = { networkPassphrase, receivedLedger: null, processedLedger: null };
     let closed = false;
     /** whether the failure at hand is the network's (Horizon) rather than ours (the database, the verifier) */
     let networkFailed = false;
@@ -97,27 +175,52 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
     let failures = 0;
     let connection: { close(): void } | null = null;
     let retry: NodeJS.Timeout | undefined;
-    /** when the wallet's oldest open payment was created; read once (it reads every open payment of the wallet) */
-    let oldestOpen: Promise<Date> | undefined;
+    /** when a batch with nothing for us last saved the cursor (performance.now) */
+    let idleSavedAt = Number.NEGATIVE_INFINITY;
 
-    async function readOldestOpen(): Promise<Date> {
-      return (await oldestOpenForLedger(deps.db, position, lateSince())) ?? deps.clock.now();
+    /**
+     * Where the network's first stream starts: a margin before now, or before the oldest open payment
+     * of a wallet no per-wallet stream had followed, or where the furthest-behind per-wallet stream of
+     * a watched wallet had got to (a deployment upgrading misses nothing paid while it was down).
+     */
+    async function firstCursor(): Promise<string> {
+      const accounts = watched.get(networkPassphrase) ?? new Set<string>();
+      const followed = [...(await walletCursors(deps.db, networkPassphrase))]
+        .filter(([account, cursor]) => accounts.has(account) && source.cursorPrecedes("0", cursor))
+        .map(([, cursor]) => cursor);
+      const now = deps.clock.now();
+      const oldest = (await oldestOpenForLedgerUnfollowed(deps.db, networkPassphrase, lateSince())) ?? now;
+      const since = new Date(Math.min(oldest.getTime(), now.getTime()) - FIRST_CURSOR_MARGIN_MS);
+      networkFailed = true;
+      let cursor = await source.cursorAt(since);
+      networkFailed = false;
+      outage.reached();
+      for (const behind of followed) if (source.cursorPrecedes(behind, cursor)) cursor = behind;
+      return keepFirstNetworkCursor(deps.db, networkPassphrase, cursor, now);
     }
 
     async function resumeCursor(): Promise<string> {
-      const saved = await savedCursor(deps.db, position);
-      if (saved !== null) return saved;
-      // First time for this wallet: start just before its oldest open payment, and remember it.
-      oldestOpen ??= readOldestOpen().catch((error: unknown) => {
-        oldestOpen = undefined;
-        throw error;
-      });
-      const before = new Date((await oldestOpen).getTime() - FIRST_CURSOR_MARGIN_MS);
-      networkFailed = true;
-      const cursor = await source.cursorBefore(account, before);
-      networkFailed = false;
+      return (await savedNetworkCursor(deps.db, networkPassphrase)) ?? firstCursor();
+    }
+
+    async function onPayments(batch: PaymentBatch) {
       outage.reached();
-      return keepFirstCursor(deps.db, position, cursor, deps.clock.now());
+      networkFailed = false;
+      progress.receivedLedger = batch.ledger;
+      if (batch.records.length > 0 || performance.now() - idleSavedAt >= IDLE_CURSOR_SAVE_MS) {
+        const outcomes = await verifyLedgerPayments(deps, networkPassphrase, batch);
+        if (batch.records.length === 0) idleSavedAt = performance.now();
+        if (outcomes.some((o) => !isSilent(o))) options.onEventsCommitted?.();
+        batch.records.forEach((record, i) => {
+          const outcome = outcomes[i]!;
+          if (!isSilent(outcome)) {
+            deps.logger.info("ledger payment verified", { account: record.to, operation: record.operationId, tx: record.txHash, outcome });
+          }
+        });
+      }
+      progress.processedLedger = batch.ledger;
+      networkFailed = true;
+      failures = 0;
     }
 
     function retryLater(error: unknown) {
@@ -126,7 +229,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
       const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** failures);
       failures++;
       if (networkFailed) outage.failed(error);
-      else deps.logger.warn("ledger stream interrupted; resuming", { account, network: networkPassphrase, retryInMs: delay, error });
+      else deps.logger.warn("ledger stream interrupted; resuming", { network: networkPassphrase, retryInMs: delay, error });
       retry = setTimeout(() => void connect(), delay);
     }
 
@@ -136,27 +239,17 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
       try {
         const cursor = await resumeCursor();
         if (closed) return;
-        // The stream's errors are the network's until a page of records fails in our hands.
+        // The stream's errors are the network's until a batch fails in our hands.
         networkFailed = true;
         settled = setTimeout(() => outage.reached(), backoff.initialMs);
-        connection = source.streamPayments(account, cursor, {
-          onPayments: async (records) => {
-            outage.reached();
+        connection = source.streamPayments(cursor, {
+          wantedAccounts: async () => {
             networkFailed = false;
-            const outcomes = await verifyLedgerPayments(deps, position, records);
-            // A paging token is a TOID: the ledger sequence is its upper 32 bits.
-            const ledger = Number(BigInt(records.at(-1)!.pagingToken) >> 32n);
-            if (ledger > (processedLedger.get(networkPassphrase) ?? 0)) processedLedger.set(networkPassphrase, ledger);
+            await catchUpWithCreated();
             networkFailed = true;
-            failures = 0;
-            if (outcomes.some((o) => o !== "ignored" && o !== "duplicate")) options.onEventsCommitted?.();
-            records.forEach((record, i) => {
-              const outcome = outcomes[i]!;
-              if (outcome !== "ignored" && outcome !== "duplicate") {
-                deps.logger.info("ledger payment verified", { account, operation: record.operationId, tx: record.txHash, outcome });
-              }
-            });
+            return (account) => watched.get(networkPassphrase)?.has(account) ?? false;
           },
+          onPayments,
           onError: retryLater,
         });
       } catch (error) {
@@ -166,6 +259,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
 
     void connect();
     return {
+      progress,
       close() {
         closed = true;
         clearTimeout(retry);
@@ -175,26 +269,29 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
     };
   }
 
-  function refresh(): Promise<void> {
-    // One refresh at a time: a caller arriving meanwhile runs after the current one.
-    const run = refreshing.then(refreshNow);
-    refreshing = run.catch(() => {});
+  /** One tick at a time: a caller arriving meanwhile runs after the current one. */
+  function runTick(): Promise<void> {
+    const run = ticking.then(tickNow);
+    ticking = run.catch(() => {});
     return run;
   }
 
   function tick() {
-    refresh()
+    runTick()
       .catch((error) => deps.logger.error("ledger streamer refresh failed", { error }))
       .finally(() => {
-        if (!stopped) timer = setTimeout(tick, refreshMs);
+        if (!stopped) timer = setTimeout(tick, tickMs);
       });
   }
 
   return {
-    refresh,
-    streaming: () => [...streams.keys()],
-    processedLedgers: () =>
-      new Map([...processedLedger].filter(([network]) => [...streams.keys()].some((key) => key.startsWith(`${network}|`)))),
+    refresh() {
+      lastReread = Number.NEGATIVE_INFINITY;
+      return runTick();
+    },
+    watching: () => [...streams.keys()],
+    watches: (networkPassphrase, account) => watched.get(networkPassphrase)?.has(account) ?? false,
+    progress: () => [...streams.values()].map((stream) => ({ ...stream.progress })),
     start() {
       if (!stopped) return;
       stopped = false;
@@ -203,12 +300,16 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await refreshing;
-      for (const [key, stream] of streams) {
+      await ticking;
+      for (const [network, stream] of streams) {
         stream.close();
-        streams.delete(key);
-        await options.locks.release(key).catch(() => {});
+        streams.delete(network);
+        await options.locks.release(network).catch(() => {});
       }
+      await feed?.stop();
+      feed = null;
+      watched = new Map();
+      lastReread = Number.NEGATIVE_INFINITY;
     },
   };
 }

@@ -1,23 +1,18 @@
-// Turns payment operations seen on the ledger into their effect on our payments, in ONE database
-// transaction together with the stream's cursor: either both are written or neither, so a restart
-// resumes exactly after the last operation that counted, and the LedgerPayment key (network +
-// operation id) makes a replayed operation count once.
+// Turns payment operations to watched wallets seen on the ledger into their effect on our payments,
+// in ONE database transaction together with the network stream's cursor: either both are written or
+// neither, so a restart resumes exactly after the last operation that counted, and the LedgerPayment
+// key (network + operation id) makes a replayed operation count once.
 import type { Deps } from "../context.ts";
 import { directSql } from "../db/client.ts";
 import type { BatchStep } from "../db/direct-sql.ts";
 import type { LedgerPayment, Payment } from "../generated/sqlite/client.ts";
 import { type Asset, sameAsset } from "../shared/assets.ts";
-import {
-  type StreamPosition,
-  moveCursorStatement,
-  recordLedgerPaymentStatement,
-  recordedOperations,
-} from "../modules/ledger-payments/ledger-payments.store.ts";
+import { moveNetworkCursorStatement, recordLedgerPaymentStatement, recordedOperations } from "../modules/ledger-payments/ledger-payments.store.ts";
 import { appendCompletion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
 import { ledgerCompletes } from "../modules/payments/payment-states.ts";
-import { creditPaymentStatement, paymentsOfWalletByMemoIds } from "../modules/payments/payments.store.ts";
+import { creditPaymentStatement, paymentsByMemoIds } from "../modules/payments/payments.store.ts";
 import { crashPoint } from "../shared/crash-point.ts";
-import type { LedgerPaymentRecord } from "./ledger-source.ts";
+import type { LedgerPaymentRecord, PaymentBatch } from "./ledger-source.ts";
 
 export type VerificationOutcome =
   /** not money arriving at this account: outgoing, failed transaction, other operation */
@@ -31,6 +26,9 @@ export type VerificationOutcome =
   | "completed"
   /** counted toward a payment the ledger no longer completes (completed already: an overpayment) */
   | "credited";
+
+/** What a record is not counted as, whatever it is. */
+export const isSilent = (outcome: VerificationOutcome) => outcome === "ignored" || outcome === "duplicate";
 
 /** The correlation the payer attached: the muxed id of an M... destination, else an id memo. */
 export function correlationOf(record: LedgerPaymentRecord): string | null {
@@ -46,27 +44,26 @@ const settlementAssetOf = (p: { settlementAssetCode: string; settlementAssetIssu
 });
 
 /**
- * Applies `records` (in ledger order) in one transaction that also moves the stream's cursor past
- * the last of them. Returns each record's outcome. A few reads decide everything, then one batch of
- * prepared statements writes it, however many payments the records complete. The reads are not in
- * the transaction: its writes hold only if what they were decided on still holds (each operation
- * is inserted once, a payment completes only from the status it was read in), else the batch fails,
- * changes nothing, and the stream resumes from the cursor and decides again.
+ * Applies a batch's records (payments to watched wallets, in ledger order) in one transaction that
+ * also moves the network's cursor past the batch. Returns each record's outcome. A few reads decide
+ * everything, then one batch of prepared statements writes it, however many payments the records
+ * complete. The reads are not in the transaction: its writes hold only if what they were decided on
+ * still holds (each operation is inserted once, a payment completes only from the status it was read
+ * in), else the batch fails, changes nothing, and the stream resumes from the cursor and decides again.
  */
 export async function verifyLedgerPayments(
   deps: Pick<Deps, "db" | "clock" | "ids" | "config">,
-  position: StreamPosition,
-  records: LedgerPaymentRecord[],
+  networkPassphrase: string,
+  { records, cursor: nextCursor }: Pick<PaymentBatch, "records" | "cursor">,
 ): Promise<VerificationOutcome[]> {
-  const last = records.at(-1);
-  if (!last) return [];
   const { db } = deps;
-  const { networkPassphrase, account } = position;
-  // Money arriving: not outgoing payments, other operations or failed transactions.
-  const incoming = new Set(records.filter((r) => r.kind !== "other" && r.to === account && r.transactionSuccessful));
-  const seen = await recordedOperations(db, networkPassphrase, [...incoming].map((r) => r.operationId));
+  // Money arriving: not other operations or failed transactions.
+  const incoming = new Set(records.filter((r) => r.kind !== "other" && r.transactionSuccessful));
+  const seen = incoming.size ? await recordedOperations(db, networkPassphrase, [...incoming].map((r) => r.operationId)) : new Set<string>();
   const correlations = [...new Set([...incoming].map(correlationOf).filter((c): c is string => c !== null))];
-  const payments = new Map((await paymentsOfWalletByMemoIds(db, position, correlations)).map((payment) => [payment.memoId, payment]));
+  const byMemo = correlations.length ? await paymentsByMemoIds(db, networkPassphrase, correlations) : [];
+  // A correlation counts only on the wallet its payment settles to.
+  const payments = new Map(byMemo.map((payment) => [`${payment.settlementAddress}|${payment.memoId}`, payment]));
 
   const now = deps.clock.now();
   const outcomes: VerificationOutcome[] = [];
@@ -84,10 +81,10 @@ export async function verifyLedgerPayments(
     }
     seen.add(record.operationId);
     const correlation = correlationOf(record);
-    const payment = correlation ? payments.get(correlation) : undefined;
+    const payment = correlation ? payments.get(`${record.to}|${correlation}`) : undefined;
     const counts = payment !== undefined && sameAsset(record.asset, settlementAssetOf(payment));
     // A concurrent insert of the same operation fails the batch: it counts once.
-    steps.push(recordLedgerPaymentStatement(db, ledgerPaymentRow(position, record, counts ? payment.id : null, now)));
+    steps.push(recordLedgerPaymentStatement(db, ledgerPaymentRow(networkPassphrase, record, counts ? payment.id : null, now)));
     if (!counts) {
       outcomes.push("unmatched");
       continue;
@@ -119,7 +116,7 @@ export async function verifyLedgerPayments(
       from: payment.status,
     });
   }
-  const cursor = moveCursorStatement(db, position, last.pagingToken, now);
+  const cursor = moveNetworkCursorStatement(db, networkPassphrase, nextCursor, now);
   // Test hook (TEST_CRASH_AT, set by tests only): the process dies inside the transaction, with the
   // completions written and not committed, after the ledger closed their transactions.
   steps.push(completing.length > 0 ? () => (crashPoint(deps.config, "completion-before-commit"), cursor) : cursor);
@@ -127,12 +124,12 @@ export async function verifyLedgerPayments(
   return outcomes;
 }
 
-function ledgerPaymentRow({ networkPassphrase, account }: StreamPosition, record: LedgerPaymentRecord, paymentId: string | null, now: Date): LedgerPayment {
+function ledgerPaymentRow(networkPassphrase: string, record: LedgerPaymentRecord, paymentId: string | null, now: Date): LedgerPayment {
   return {
     networkPassphrase,
     operationId: record.operationId,
     txHash: record.txHash,
-    account,
+    account: record.to,
     sourceAccount: record.from,
     amount: record.amount,
     assetCode: record.asset.code,

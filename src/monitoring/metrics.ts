@@ -114,9 +114,10 @@ export function createMetrics(deps: Pick<Deps, "db">, sources: MetricSources): M
     registers: [registry],
     async collect() {
       this.reset();
-      for (const [network, processed] of sources.ledger.streamer.processedLedgers()) {
-        const head = await headOf(network).catch(() => null);
-        if (head !== null) this.set({ network: NETWORK_NAMES[network] ?? "other" }, Math.max(0, head - processed));
+      for (const { networkPassphrase, processedLedger } of sources.ledger.streamer.progress()) {
+        if (processedLedger === null) continue;
+        const head = await headOf(networkPassphrase).catch(() => null);
+        if (head !== null) this.set({ network: NETWORK_NAMES[networkPassphrase] ?? "other" }, Math.max(0, head - processedLedger));
       }
     },
   });

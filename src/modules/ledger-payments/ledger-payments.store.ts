@@ -1,6 +1,6 @@
 // The persistence of what the ledger streams: LedgerPayment (every payment operation that reached a
-// settlement wallet, recorded once, matched to a payment or not) and LedgerCursor (where each
-// wallet's stream resumes). The verifier writes both in the batch that completes payments, so a
+// watched settlement wallet, recorded once, matched to a payment or not) and NetworkCursor (where
+// each network's stream resumes). The verifier writes both in the batch that completes payments, so a
 // restart resumes exactly after the last operation that counted; those writes are prepared typed
 // statements (db/typed-sql.ts), the rest reads better in Prisma.
 import type { LedgerPayment } from "../../generated/sqlite/client.ts";
@@ -39,44 +39,60 @@ const insert = preparedQuery((q, p: LedgerPayment) => q.insertInto("LedgerPaymen
 /** INSERT of an operation seen: a second insert of the same one fails its batch, so it counts once. */
 export const recordLedgerPaymentStatement = (db: Db, row: LedgerPayment): Statement => insert.statement(typedSql(db), row);
 
-// ---- LedgerCursor
+// ---- NetworkCursor: where a network's ledger-wide stream resumes
 
-const cursorOf = preparedQuery((q, p: { network: string; account: string }) =>
-  q.selectFrom("LedgerCursor").select("cursor").where("networkPassphrase", "=", p.network).where("account", "=", p.account),
+const cursorOf = preparedQuery((q, p: { network: string }) =>
+  q.selectFrom("NetworkCursor").select("cursor").where("networkPassphrase", "=", p.network),
 );
 
-/** Where the wallet's stream resumes; null before its first stream. */
-export async function savedCursor(db: Db, position: StreamPosition): Promise<string | null> {
-  const row = await cursorOf.first(typedSql(db), { network: position.networkPassphrase, account: position.account });
+/** Where the network's stream resumes; null before its first stream. */
+export async function savedNetworkCursor(db: Db, networkPassphrase: string): Promise<string | null> {
+  const row = await cursorOf.first(typedSql(db), { network: networkPassphrase });
   return row?.cursor ?? null;
 }
 
-const firstCursor = preparedQuery((q, p: { network: string; account: string; cursor: string; now: Date }) =>
+const firstCursor = preparedQuery((q, p: { network: string; cursor: string; now: Date }) =>
   q
-    .insertInto("LedgerCursor")
-    .values({ networkPassphrase: p.network, account: p.account, cursor: p.cursor, updatedAt: p.now })
-    .onConflict((conflict) => conflict.columns(["networkPassphrase", "account"]).doNothing()),
+    .insertInto("NetworkCursor")
+    .values({ networkPassphrase: p.network, cursor: p.cursor, updatedAt: p.now })
+    .onConflict((conflict) => conflict.column("networkPassphrase").doNothing()),
 );
 
-/** Saves the first cursor of a wallet, unless another process saved one meanwhile; returns the one saved. */
-export async function keepFirstCursor(db: Db, position: StreamPosition, cursor: string, now: Date): Promise<string> {
+const forgetWalletCursors = preparedQuery((q, p: { network: string }) => q.deleteFrom("LedgerCursor").where("networkPassphrase", "=", p.network));
+
+/**
+ * Saves the network's first cursor, unless another process saved one meanwhile, and drops the
+ * per-wallet cursors it was started from (in the same transaction); returns the cursor saved.
+ */
+export async function keepFirstNetworkCursor(db: Db, networkPassphrase: string, cursor: string, now: Date): Promise<string> {
   const typed = typedSql(db);
-  await typed.direct.batch([firstCursor.statement(typed, { network: position.networkPassphrase, account: position.account, cursor, now })]);
-  return (await savedCursor(db, position))!;
+  await typed.direct.batch([
+    firstCursor.statement(typed, { network: networkPassphrase, cursor, now }),
+    forgetWalletCursors.statement(typed, { network: networkPassphrase }),
+  ]);
+  return (await savedNetworkCursor(db, networkPassphrase))!;
 }
 
-const moveCursor = preparedQuery((q, p: { network: string; account: string; cursor: string; now: Date }) =>
+const moveCursor = preparedQuery((q, p: { network: string; cursor: string; now: Date }) =>
   q
-    .insertInto("LedgerCursor")
-    .values({ networkPassphrase: p.network, account: p.account, cursor: p.cursor, updatedAt: p.now })
+    .insertInto("NetworkCursor")
+    .values({ networkPassphrase: p.network, cursor: p.cursor, updatedAt: p.now })
     .onConflict((conflict) =>
-      conflict.columns(["networkPassphrase", "account"]).doUpdateSet((eb) => ({ cursor: eb.ref("excluded.cursor"), updatedAt: eb.ref("excluded.updatedAt") })),
+      conflict.column("networkPassphrase").doUpdateSet((eb) => ({ cursor: eb.ref("excluded.cursor"), updatedAt: eb.ref("excluded.updatedAt") })),
     ),
 );
 
-/** The wallet's stream resumes after `cursor` (a paging token): written in the batch of what it verified. */
-export const moveCursorStatement = (db: Db, position: StreamPosition, cursor: string, now: Date): Statement =>
-  moveCursor.statement(typedSql(db), { network: position.networkPassphrase, account: position.account, cursor, now });
+/** The network's stream resumes after `cursor` (a paging token): written in the batch of what it verified. */
+export const moveNetworkCursorStatement = (db: Db, networkPassphrase: string, cursor: string, now: Date): Statement =>
+  moveCursor.statement(typedSql(db), { network: networkPassphrase, cursor, now });
+
+// ---- LedgerCursor: the per-wallet cursors of the streams before #16, read once per network
+
+/** The per-wallet cursors a deployment upgrading from per-wallet streams left, by wallet. */
+export async function walletCursors(db: Db, networkPassphrase: string): Promise<Map<string, string>> {
+  const rows = await db.ledgerCursor.findMany({ where: { networkPassphrase }, select: { account: true, cursor: true } });
+  return new Map(rows.map((row) => [row.account, row.cursor]));
+}
 
 /**
  * Drops the cursors and operations recorded from these networks: a simulated ledger lives only as
@@ -85,7 +101,7 @@ export const moveCursorStatement = (db: Db, position: StreamPosition, cursor: st
  */
 export async function forgetLedgers(db: Db, networkPassphrases: string[]): Promise<void> {
   const where = { networkPassphrase: { in: networkPassphrases } };
-  await db.$transaction([db.ledgerCursor.deleteMany({ where }), db.ledgerPayment.deleteMany({ where })]);
+  await db.$transaction([db.networkCursor.deleteMany({ where }), db.ledgerCursor.deleteMany({ where }), db.ledgerPayment.deleteMany({ where })]);
 }
 
 // ---- Lists (db/list-page.ts)

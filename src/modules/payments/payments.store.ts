@@ -49,19 +49,28 @@ const byId = preparedQuery((q, p: { id: string }) => q.selectFrom("Payment").sel
 /** The payment, whoever's it is: callers check its scope (isInScope) or hold its id as the capability. */
 export const paymentById = (db: Db, id: string): Promise<Payment | null> => byId.first(typedSql(db), { id });
 
-const ofWalletByMemoIds = preparedQuery((q, p: { memoIds: unknown; address: string; network: string }) =>
-  q
-    .selectFrom("Payment")
-    .selectAll()
-    .where(inListParam(q, "memoId", p.memoIds))
-    .where("settlementAddress", "=", p.address)
-    .where("networkPassphrase", "=", p.network),
+const byMemoIds = preparedQuery((q, p: { memoIds: unknown; network: string }) =>
+  q.selectFrom("Payment").selectAll().where(inListParam(q, "memoId", p.memoIds)).where("networkPassphrase", "=", p.network),
 );
 
-/** The payments of a settlement wallet whose memo id (the payer's correlation) is one of `memoIds`. */
-export function paymentsOfWalletByMemoIds(db: Db, wallet: { account: string; networkPassphrase: string }, memoIds: string[]): Promise<Payment[]> {
+/**
+ * The payments of a network whose memo id (the payer's correlation) is one of `memoIds`, whichever
+ * wallet they settle to: the caller checks the wallet that was paid is the payment's.
+ */
+export function paymentsByMemoIds(db: Db, networkPassphrase: string, memoIds: string[]): Promise<Payment[]> {
   const typed = typedSql(db);
-  return ofWalletByMemoIds.all(typed, { memoIds: typed.direct.listParam(memoIds), address: wallet.account, network: wallet.networkPassphrase });
+  return byMemoIds.all(typed, { memoIds: typed.direct.listParam(memoIds), network: networkPassphrase });
+}
+
+const settlementWallets = preparedQuery((q, p: { ids: unknown }) =>
+  q.selectFrom("Payment").select(["settlementAddress", "networkPassphrase"]).where(inListParam(q, "id", p.ids)),
+);
+
+/** The settlement wallets of these payments, as "passphrase|G...". */
+export async function walletsOfPayments(db: Db, ids: string[]): Promise<Set<string>> {
+  const typed = typedSql(db);
+  const rows = await settlementWallets.all(typed, { ids: typed.direct.listParam(ids) });
+  return new Set(rows.map((row) => `${row.networkPassphrase}|${row.settlementAddress}`));
 }
 
 
@@ -97,7 +106,8 @@ const nextWalletOfStatus = openForLedgerClauses(new Date(0)).map((_, i) =>
 
 /**
  * The settlement wallets of payments open for the ledger, as "passphrase|G...". Read wallet by
- * wallet, status by status: every process runs this every second, and its cost grows with the number
+ * wallet, status by status: the process watching a network reads it at start and then now and then as
+ * a safety net (payments created meanwhile reach it as events), and its cost grows with the number
  * of wallets, not of payments (old expired payments pile up, and are skipped a wallet at a time).
  */
 export async function walletsOpenForLedger(db: Db, lateSince: Date): Promise<Set<string>> {
@@ -116,19 +126,34 @@ export async function walletsOpenForLedger(db: Db, lateSince: Date): Promise<Set
   return wallets;
 }
 
-const oldestOpenOfWallet = preparedQuery((q, p: { address: string; network: string; lateSince: Date }) =>
+const oldestOpenWithoutCursor = preparedQuery((q, p: { network: string; lateSince: Date }) =>
   q
     .selectFrom("Payment")
     // named after the column, so it comes back as a Date like the column
     .select((eb) => eb.fn.min("createdAt").as("createdAt"))
-    .where("settlementAddress", "=", p.address)
     .where("networkPassphrase", "=", p.network)
-    .where((eb) => openForLedger(eb, p.lateSince)),
+    .where((eb) => openForLedger(eb, p.lateSince))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("LedgerCursor")
+            .select(sql.lit(1).as("one"))
+            .whereRef("LedgerCursor.networkPassphrase", "=", "Payment.networkPassphrase")
+            .whereRef("LedgerCursor.account", "=", "Payment.settlementAddress")
+            .where("LedgerCursor.cursor", "<>", "0"),
+        ),
+      ),
+    ),
 );
 
-/** When the oldest payment open for the ledger of this wallet was created; null when there is none. */
-export async function oldestOpenForLedger(db: Db, wallet: { account: string; networkPassphrase: string }, lateSince: Date): Promise<Date | null> {
-  const row = await oldestOpenOfWallet.first(typedSql(db), { address: wallet.account, network: wallet.networkPassphrase, lateSince });
+/**
+ * When the oldest payment open for the ledger on this network was created, among wallets that no
+ * per-wallet stream (before #16) had followed past the start of the ledger: where a network's first
+ * stream must start to see all their money. Null when there is none.
+ */
+export async function oldestOpenForLedgerUnfollowed(db: Db, networkPassphrase: string, lateSince: Date): Promise<Date | null> {
+  const row = await oldestOpenWithoutCursor.first(typedSql(db), { network: networkPassphrase, lateSince });
   return (row?.createdAt as Date | null | undefined) ?? null;
 }
 

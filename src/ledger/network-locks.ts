@@ -1,6 +1,6 @@
-// Which process streams which settlement wallet. On PostgreSQL several app processes share the
-// work: each wallet's stream needs a session-level advisory lock (pg_try_advisory_lock) held on one
-// dedicated connection, so exactly one process streams a wallet and another takes over when that
+// Which process watches which network. On PostgreSQL several app processes (on several hosts) share
+// one database: a network's stream needs a session-level advisory lock (pg_try_advisory_lock) held on
+// one dedicated connection, so exactly one process watches a network and another takes over when that
 // process (and with it the connection) dies. On SQLite the worker processes of one service
 // (WORKERS > 1) ask their primary process, which frees a worker's locks when it exits; a single
 // process holds every lock.
@@ -11,7 +11,7 @@ import type { Config } from "../config.ts";
 import { postgresSchema } from "../db/client.ts";
 import type { Logger } from "../shared/logger.ts";
 
-export interface AccountLocks {
+export interface NetworkLocks {
   tryAcquire(key: string): Promise<boolean>;
   release(key: string): Promise<void>;
   /** Called when held locks were lost (the lock connection dropped): their streams must stop. */
@@ -19,7 +19,7 @@ export interface AccountLocks {
   close(): Promise<void>;
 }
 
-export function createAccountLocks(config: Config, logger: Logger): AccountLocks {
+export function createNetworkLocks(config: Config, logger: Logger): NetworkLocks {
   if (config.dialect === "sqlite") {
     const coordinator = coordinatorClient();
     return {
@@ -30,7 +30,7 @@ export function createAccountLocks(config: Config, logger: Logger): AccountLocks
       close: async () => {},
     };
   }
-  return new PostgresAccountLocks(config.databaseUrl, logger);
+  return new PostgresNetworkLocks(config.databaseUrl, logger);
 }
 
 /** A signed 64-bit lock id; the schema is part of it so that databases sharing a server never clash. */
@@ -38,7 +38,7 @@ function lockId(schema: string, key: string): string {
   return createHash("sha256").update(`${schema}\0${key}`).digest().readBigInt64BE().toString();
 }
 
-class PostgresAccountLocks implements AccountLocks {
+class PostgresNetworkLocks implements NetworkLocks {
   private client: pg.Client | null = null;
   private connecting: Promise<pg.Client> | null = null;
   private readonly listeners: (() => void)[] = [];

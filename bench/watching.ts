@@ -1,0 +1,227 @@
+// `npm run bench:watching`: the ledger watcher with 10,000 watched wallets (one open payment on each
+// of 10,000 settlement wallets), through the real path: a simulated network served over HTTP as
+// Horizon would be (its ledger-wide SSE payment stream), the service in this process (SQLite, or
+// PostgreSQL with BENCH_DATABASE_URL), real signed transactions. Ledgers close by hand, so the clock
+// starts exactly at a close. Prints:
+//   start:   from the watcher's start to all 10,000 wallets watched and the network's stream open
+//   memory:  heap held per watched wallet (streamer running vs stopped, after a full GC each)
+//   idle:    CPU per wallet while ledgers with nothing for us close every second (streamer running vs
+//            stopped, same run), and what one safety re-read of the set costs (every 60 s)
+//   burst:   10,000 payments landing in one ledger (100 payers x 100 operations): completions/s
+//   latency: one payment per ledger, BENCH_WATCHING_SAMPLES times (default 200): close -> completed
+//            (the payment.completed event's created_at), p50 / p99
+// BENCH_WATCHING_WALLETS changes the 10,000. Baseline (per-wallet streams, before #16): the issue's
+// figures, 17-46 s to watch 1,000 wallets, 60-150 KB per wallet, 12% of a core idle.
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Account, Asset, Keypair, Networks, Operation, TimeoutInfinite, TransactionBuilder } from "@stellar/stellar-sdk";
+import pg from "pg";
+import { buildApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { openDatabase } from "../src/db/client.ts";
+import { migrateDatabase } from "../src/db/migrate.ts";
+import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
+import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
+import { muxedAddress } from "../src/modules/payments/payment-instructions.ts";
+import { createPayment } from "../src/modules/payments/payments.service.ts";
+import { serve } from "../src/server.ts";
+import { systemClock } from "../src/shared/clock.ts";
+import { timeOrderedIds } from "../src/shared/ids.ts";
+import { createLogger } from "../src/shared/logger.ts";
+
+const WALLETS = Number(process.env.BENCH_WATCHING_WALLETS ?? 10_000);
+const SAMPLES = Number(process.env.BENCH_WATCHING_SAMPLES ?? 200);
+const OPS_PER_TX = 100;
+const IDLE_MS = 10_000;
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("run with node --expose-gc (npm run bench:watching does)");
+
+// ---- the database
+const postgres = process.env.BENCH_DATABASE_URL;
+const schema = `bench_${randomBytes(4).toString("hex")}`;
+const sqlitePath = join(tmpdir(), `bench-watching-${randomBytes(4).toString("hex")}.db`);
+let databaseUrl = `file:${sqlitePath}`;
+if (postgres) {
+  const url = new URL(postgres);
+  url.searchParams.set("schema", schema);
+  databaseUrl = url.toString();
+}
+
+// ---- the network, on its own server as Horizon would be
+const network = new SimulatedNetwork({ networkPassphrase: Networks.TESTNET, basePath: "", ledgerCloseMs: 24 * 3600_000, clock: systemClock });
+const horizon = await serve((request) => network.fetch(request), { port: 0, host: "127.0.0.1" });
+network.start();
+
+const config = loadConfig({
+  DATABASE_URL: databaseUrl,
+  LEDGER: "horizon",
+  HORIZON_TESTNET_URL: `${horizon.url}/horizon`,
+  LOG_LEVEL: "silent",
+});
+await migrateDatabase(config.databaseUrl);
+const database = openDatabase(config.databaseUrl);
+const deps = { db: database.db, config, clock: systemClock, ids: timeOrderedIds, logger: createLogger("silent") };
+const app = buildApp(deps);
+const server = await serve(app, { port: 0, host: "127.0.0.1" });
+const streamer = app.ledger.streamer;
+
+async function funded(addresses: string[]) {
+  const all = addresses.map((address) => network.fund(address));
+  await network.closeLedger();
+  await Promise.all(all);
+}
+
+// ---- 10,000 wallets, one open payment each: created as the API would, then moved to a wallet of its own
+const org = await createOrganization(deps, { name: "Bench" });
+await setSettlementWallet(deps, { organizationId: org.organization_id, environment: "sandbox", address: Keypair.random().publicKey() });
+const ctx = { ...deps, scope: { organizationId: org.organization_id, environment: "sandbox" as const, principal: { kind: "key" as const, id: "bench" } } };
+const wallets = Array.from({ length: WALLETS }, () => Keypair.random().publicKey());
+const seedStarted = performance.now();
+const open: { id: string; memoId: string; settlementAddress: string }[] = [];
+for (let i = 0; i < WALLETS; i += 500) {
+  const chunk = wallets.slice(i, i + 500);
+  const created = [];
+  for (const address of chunk) created.push({ payment: await createPayment(ctx, { amount: 10_000_000n }), address });
+  await database.db.$transaction(created.map(({ payment, address }) => database.db.payment.update({ where: { id: payment.id }, data: { settlementAddress: address } })));
+  for (const { payment, address } of created) open.push({ id: payment.id, memoId: payment.memoId, settlementAddress: address });
+}
+await funded(wallets);
+const payers = Array.from({ length: Math.ceil(WALLETS / OPS_PER_TX) }, () => Keypair.random());
+await funded(payers.map((p) => p.publicKey()));
+console.log(`seeded ${WALLETS} wallets with an open payment each in ${Math.round(performance.now() - seedStarted)} ms (${postgres ? "PostgreSQL" : "SQLite"})`);
+
+const heap = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+};
+
+// ---- start: until every wallet is watched and the network's stream is open
+const heapBefore = heap();
+const startedAt = performance.now();
+await app.start({ url: server.url });
+for (;;) {
+  if (streamer.watching().includes(Networks.TESTNET) && wallets.every((w) => streamer.watches(Networks.TESTNET, w))) break;
+  await new Promise((resolve) => setTimeout(resolve, 5));
+}
+const startMs = performance.now() - startedAt;
+const heapWatching = heap();
+
+function paymentTx(payer: Keypair, payments: { settlementAddress: string; memoId: string }[]) {
+  const builder = new TransactionBuilder(new Account(payer.publicKey(), network.sequence(payer.publicKey())!), {
+    fee: String(100 * payments.length),
+    networkPassphrase: Networks.TESTNET,
+  });
+  for (const p of payments) {
+    builder.addOperation(Operation.payment({ destination: muxedAddress(p.settlementAddress, p.memoId), asset: Asset.native(), amount: "1" }));
+  }
+  const tx = builder.setTimeout(TimeoutInfinite).build();
+  tx.sign(payer);
+  return tx;
+}
+
+const lastSeq = async () => (await database.db.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
+
+/** The payment.completed events written after outbox position `afterSeq`, once there are `count`. */
+async function waitForCompleted(afterSeq: number, count: number, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = await database.db.event.findMany({ where: { type: "payment.completed", seq: { gt: afterSeq } }, select: { createdAt: true } });
+    if (events.length >= count) return events;
+    if (Date.now() > deadline) throw new Error(`only ${events.length}/${count} completed`);
+    // Coarse polling: the figures come from the events' own timestamps, not from when they are seen.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+// ---- idle: ledgers with nothing for us (other accounts paying each other) close every second
+const strangers = [Keypair.random(), Keypair.random()];
+await funded(strangers.map((s) => s.publicKey()));
+async function idleCpuMs(): Promise<number> {
+  const started = process.cpuUsage();
+  const until = Date.now() + IDLE_MS;
+  while (Date.now() < until) {
+    const tx = new TransactionBuilder(new Account(strangers[0]!.publicKey(), network.sequence(strangers[0]!.publicKey())!), { fee: "100", networkPassphrase: Networks.TESTNET })
+      .addOperation(Operation.payment({ destination: strangers[1]!.publicKey(), asset: Asset.native(), amount: "1" }))
+      .setTimeout(TimeoutInfinite)
+      .build();
+    tx.sign(strangers[0]!);
+    const landed = network.submitTransaction(tx);
+    await network.closeLedger();
+    await landed;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  const used = process.cpuUsage(started);
+  return (used.user + used.system) / 1000;
+}
+const idleWatching = await idleCpuMs();
+const rereadStarted = process.cpuUsage();
+await streamer.refresh();
+const rereadUsage = process.cpuUsage(rereadStarted);
+const rereadCpuMs = (rereadUsage.user + rereadUsage.system) / 1000;
+await streamer.stop();
+const heapStopped = heap();
+const idleStopped = await idleCpuMs();
+streamer.start();
+for (;;) {
+  if (streamer.watching().includes(Networks.TESTNET) && wallets.every((w) => streamer.watches(Networks.TESTNET, w))) break;
+  await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+// ---- latency: one payment per ledger, on wallets spread over the set
+const latencies: number[] = [];
+for (let i = 0; i < SAMPLES + 10; i++) {
+  const payment = open[(i * 7919) % open.length]!;
+  const before = await lastSeq();
+  const landed = network.submitTransaction(paymentTx(payers[0]!, [payment]));
+  await network.closeLedger();
+  const closedAt = Date.now();
+  await landed;
+  const [event] = await waitForCompleted(before, 1);
+  if (i >= 10) latencies.push(event!.createdAt.getTime() - closedAt); // the first ten warm the JIT up
+}
+latencies.sort((a, b) => a - b);
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+// ---- burst: the other payments, all in one ledger
+const paidAlready = new Set(Array.from({ length: SAMPLES + 10 }, (_, i) => (i * 7919) % open.length));
+const rest = open.filter((_, i) => !paidAlready.has(i));
+const beforeBurst = await lastSeq();
+const submissions = [];
+for (let i = 0; i * OPS_PER_TX < rest.length; i++) submissions.push(network.submitTransaction(paymentTx(payers[i]!, rest.slice(i * OPS_PER_TX, (i + 1) * OPS_PER_TX))));
+await network.closeLedger();
+const burstClosedAt = Date.now();
+for (const result of await Promise.all(submissions)) {
+  if (result.status !== "included" || !result.successful) throw new Error(`burst transaction failed: ${JSON.stringify(result.resultCodes)}`);
+}
+const events = await waitForCompleted(beforeBurst, rest.length);
+const burstMs = Math.max(...events.map((e) => e.createdAt.getTime())) - burstClosedAt;
+
+const kb = (bytes: number) => (bytes / 1024).toFixed(2);
+console.log(`watching ${WALLETS} wallets on one network (${postgres ? "PostgreSQL" : "SQLite"}), against the issue's per-wallet baseline`);
+console.log(`  start -> all watched, stream open: ${Math.round(startMs)} ms   (aim: < 5,000 ms; baseline 17-46 s for 1,000 wallets)`);
+console.log(`  heap per watched wallet: ${kb((heapWatching - heapBefore) / WALLETS)} KB from start, ${kb((heapWatching - heapStopped) / WALLETS)} KB running vs stopped   (aim: < 10 KB; baseline 60-150 KB)`);
+console.log(
+  `  idle CPU over ${IDLE_MS / 1000} s (a ledger a second, none for us): ${Math.round(idleWatching)} ms watching vs ${Math.round(idleStopped)} ms stopped -> ${(((idleWatching - idleStopped) / IDLE_MS) * 100).toFixed(2)}% of a core, ${(((idleWatching - idleStopped) * 1000) / IDLE_MS / WALLETS).toFixed(3)} µs/s per wallet`,
+);
+console.log(`  safety re-read of the whole set: ${Math.round(rereadCpuMs)} ms CPU once a minute -> ${((rereadCpuMs / 60_000) * 100).toFixed(2)}% of a core   (baseline: every wallet re-read every second, 12% of a core)`);
+console.log(`  burst: ${rest.length} payments in one ledger, all completed ${burstMs} ms after the close -> ${Math.round((rest.length / burstMs) * 1000)} completions/s   (aim: >= 2,000/s)`);
+console.log(`  close -> completed, one payment per ledger (${SAMPLES} samples): p50 ${percentile(latencies, 50)} ms   p99 ${percentile(latencies, 99)} ms   max ${latencies.at(-1)} ms   (aim: p99 < 50 ms)`);
+
+await server.close();
+await app.stop();
+await database.close();
+await network.stop();
+await horizon.close();
+if (postgres) {
+  const client = new pg.Client({ connectionString: postgres });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+} else {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(sqlitePath + suffix, { force: true });
+}
+process.exit(0);
