@@ -108,6 +108,10 @@ for (;;) {
   await new Promise((resolve) => setTimeout(resolve, 5));
 }
 const startMs = performance.now() - startedAt;
+// A new stream starts at the network's beginning here (its history is minutes old): the idle
+// figures come after it caught up with the funding ledgers.
+const caughtUp = () => streamer.progress().some((p) => p.processedLedger !== null && p.processedLedger >= network.latestLedger.sequence - 1);
+while (!caughtUp()) await new Promise((resolve) => setTimeout(resolve, 50));
 const heapWatching = heap();
 
 function paymentTx(payer: Keypair, payments: { settlementAddress: string; memoId: string }[]) {
