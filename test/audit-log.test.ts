@@ -228,12 +228,13 @@ it("the operator's changes through the admin CLI are logged as the operator's", 
   const org = await t.createMerchant();
   const entries = () => t.database.db.auditEntry.findMany({ where: { organizationId: org.organizationId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
   const made = await entries();
-  expect(made.map((e) => [e.action, e.environment, e.actorKind, e.actorId, e.actorLabel])).toEqual([
-    ["api_key.created", "sandbox", "operator", "cli", "operator (admin CLI)"],
+  // (made in the same instant: in no particular order)
+  expect(made.map((e) => [e.action, e.environment, e.actorKind, e.actorId, e.actorLabel]).sort()).toEqual([
     ["api_key.created", "production", "operator", "cli", "operator (admin CLI)"],
+    ["api_key.created", "sandbox", "operator", "cli", "operator (admin CLI)"],
     // the test merchant's wallets, set as `wallet set` sets them
-    ["settlement_wallet.changed", "sandbox", "operator", "cli", "operator (admin CLI)"],
     ["settlement_wallet.changed", "production", "operator", "cli", "operator (admin CLI)"],
+    ["settlement_wallet.changed", "sandbox", "operator", "cli", "operator (admin CLI)"],
   ]);
   t.clock.advance(1000);
   await revokeApiKey(t.deps, { prefix: org.sandboxKey.slice(0, 16) });
