@@ -144,6 +144,12 @@ async function waitForCompleted(afterSeq: number, count: number, timeoutMs = 120
 // ---- idle: ledgers with nothing for us (other accounts paying each other) close every second
 const strangers = [Keypair.random(), Keypair.random()];
 await funded(strangers.map((s) => s.publicKey()));
+// Caught up for good: the ledger that funded them is processed, so every record before it is too
+// (a ledger's first batch already counts as "processed" that ledger while its other records wait).
+const fundedLedger = network.latestLedger.sequence;
+while (!streamer.progress().some((p) => p.processedLedger !== null && p.processedLedger >= fundedLedger)) {
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
 async function idleCpuMs(): Promise<number> {
   const started = process.cpuUsage();
   const until = Date.now() + IDLE_MS;
