@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Account, Asset, Keypair, Networks, Operation, TimeoutInfinite, TransactionBuilder } from "@stellar/stellar-sdk";
+import { Keypair, Networks } from "@stellar/stellar-sdk";
 import { buildApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/client.ts";
@@ -17,8 +17,8 @@ import { migrateDatabase } from "../src/db/migrate.ts";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
 import { createPayment } from "../src/modules/payments/payments.service.ts";
-import { muxedAddress } from "../src/modules/payments/payment-instructions.ts";
 import { serve } from "../src/server.ts";
+import { paymentTx } from "./lib/payment-tx.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { timeOrderedIds } from "../src/shared/ids.ts";
 import { createLogger } from "../src/shared/logger.ts";
@@ -64,19 +64,6 @@ const funded = payers.map((payer) => network.fund(payer.publicKey()));
 await network.closeLedger();
 await Promise.all(funded);
 
-function paymentTx(payer: Keypair, payments: { settlementAddress: string; memoId: string }[]) {
-  const builder = new TransactionBuilder(new Account(payer.publicKey(), network.sequence(payer.publicKey())!), {
-    fee: String(100 * payments.length),
-    networkPassphrase: Networks.TESTNET,
-  });
-  for (const p of payments) {
-    builder.addOperation(Operation.payment({ destination: muxedAddress(p.settlementAddress, p.memoId), asset: Asset.native(), amount: "1" }));
-  }
-  const tx = builder.setTimeout(TimeoutInfinite).build();
-  tx.sign(payer);
-  return tx;
-}
-
 /** The payment.completed events written after outbox position `afterSeq`, once there are `count`. */
 async function waitForCompleted(afterSeq: number, count: number) {
   const deadline = Date.now() + 60_000;
@@ -101,7 +88,7 @@ const latencies: number[] = [];
 for (let i = 0; i < SAMPLES + 10; i++) {
   const payment = await newPayment();
   const before = await lastSeq();
-  const landed = network.submitTransaction(paymentTx(payers[0]!, [payment]));
+  const landed = network.submitTransaction(paymentTx(network, payers[0]!, [payment]));
   await network.closeLedger();
   const closedAt = Date.now();
   await landed;
@@ -114,7 +101,7 @@ latencies.sort((a, b) => a - b);
 const burst: Awaited<ReturnType<typeof newPayment>>[] = [];
 for (let i = 0; i < BURST; i++) burst.push(await newPayment());
 const beforeBurst = await lastSeq();
-const submissions = payers.map((payer, i) => network.submitTransaction(paymentTx(payer, [burst[i]!])));
+const submissions = payers.map((payer, i) => network.submitTransaction(paymentTx(network, payer, [burst[i]!])));
 await network.closeLedger();
 const burstClosedAt = Date.now();
 for (const result of await Promise.all(submissions)) {

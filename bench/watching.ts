@@ -24,9 +24,9 @@ import { openDatabase } from "../src/db/client.ts";
 import { migrateDatabase } from "../src/db/migrate.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
-import { muxedAddress } from "../src/modules/payments/payment-instructions.ts";
 import { createPayment } from "../src/modules/payments/payments.service.ts";
 import { serve } from "../src/server.ts";
+import { paymentTx } from "./lib/payment-tx.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { timeOrderedIds } from "../src/shared/ids.ts";
 import { createLogger } from "../src/shared/logger.ts";
@@ -108,24 +108,19 @@ for (;;) {
   await new Promise((resolve) => setTimeout(resolve, 5));
 }
 const startMs = performance.now() - startedAt;
-// A new stream starts at the network's beginning here (its history is minutes old): the idle
-// figures come after it caught up with the funding ledgers.
-const caughtUp = () => streamer.progress().some((p) => p.processedLedger !== null && p.processedLedger >= network.latestLedger.sequence - 1);
-while (!caughtUp()) await new Promise((resolve) => setTimeout(resolve, 50));
-const heapWatching = heap();
-
-function paymentTx(payer: Keypair, payments: { settlementAddress: string; memoId: string }[]) {
-  const builder = new TransactionBuilder(new Account(payer.publicKey(), network.sequence(payer.publicKey())!), {
-    fee: String(100 * payments.length),
-    networkPassphrase: Networks.TESTNET,
-  });
-  for (const p of payments) {
-    builder.addOperation(Operation.payment({ destination: muxedAddress(p.settlementAddress, p.memoId), asset: Asset.native(), amount: "1" }));
+/**
+ * Until the stream has processed ledger `sequence`. A ledger's first batch already counts as
+ * processing it, so "every record of ledger n" is only sure once ledger n + 1 is processed.
+ */
+async function processedThrough(sequence: number) {
+  while (!streamer.progress().some((p) => p.processedLedger !== null && p.processedLedger >= sequence)) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const tx = builder.setTimeout(TimeoutInfinite).build();
-  tx.sign(payer);
-  return tx;
 }
+// A new stream starts at the network's beginning here (its history is minutes old): the heap is
+// read once it has reached the newest ledger (the idle figures wait for the ledger after it too).
+await processedThrough(network.latestLedger.sequence - 1);
+const heapWatching = heap();
 
 const lastSeq = async () => (await database.db.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
 
@@ -144,12 +139,8 @@ async function waitForCompleted(afterSeq: number, count: number, timeoutMs = 120
 // ---- idle: ledgers with nothing for us (other accounts paying each other) close every second
 const strangers = [Keypair.random(), Keypair.random()];
 await funded(strangers.map((s) => s.publicKey()));
-// Caught up for good: the ledger that funded them is processed, so every record before it is too
-// (a ledger's first batch already counts as "processed" that ledger while its other records wait).
-const fundedLedger = network.latestLedger.sequence;
-while (!streamer.progress().some((p) => p.processedLedger !== null && p.processedLedger >= fundedLedger)) {
-  await new Promise((resolve) => setTimeout(resolve, 50));
-}
+// Caught up for good: the ledger that funded them is processed, so every record before it is too.
+await processedThrough(network.latestLedger.sequence);
 async function idleCpuMs(): Promise<number> {
   const started = process.cpuUsage();
   const until = Date.now() + IDLE_MS;
@@ -186,7 +177,7 @@ const latencies: number[] = [];
 for (let i = 0; i < SAMPLES + 10; i++) {
   const payment = open[(i * 7919) % open.length]!;
   const before = await lastSeq();
-  const landed = network.submitTransaction(paymentTx(payers[0]!, [payment]));
+  const landed = network.submitTransaction(paymentTx(network, payers[0]!, [payment]));
   await network.closeLedger();
   const closedAt = Date.now();
   await landed;
@@ -201,7 +192,7 @@ const paidAlready = new Set(Array.from({ length: SAMPLES + 10 }, (_, i) => (i * 
 const rest = open.filter((_, i) => !paidAlready.has(i));
 const beforeBurst = await lastSeq();
 const submissions = [];
-for (let i = 0; i * OPS_PER_TX < rest.length; i++) submissions.push(network.submitTransaction(paymentTx(payers[i]!, rest.slice(i * OPS_PER_TX, (i + 1) * OPS_PER_TX))));
+for (let i = 0; i * OPS_PER_TX < rest.length; i++) submissions.push(network.submitTransaction(paymentTx(network, payers[i]!, rest.slice(i * OPS_PER_TX, (i + 1) * OPS_PER_TX))));
 await network.closeLedger();
 const burstClosedAt = Date.now();
 for (const result of await Promise.all(submissions)) {
