@@ -286,6 +286,7 @@ function listsOf(s: Seeded): ListRequest[] {
     { name: "payments?customer_id", rest: `/payments?limit=20&customer_id=${s.customerId}` },
     { name: "payments?customer_id, deep", rest: `/payments?limit=20&customer_id=${s.customerId}&starting_after=${m["payments:customer"]}` },
     q("GraphQL payments(first: 20)", "payments(first: 20)"),
+    { name: "dashboard's payments page (first: 100, its fields)", graphql: DASHBOARD_PAYMENTS },
     q("GraphQL payments, deep (after)", `payments(first: 20, after: ${after("payments")})`),
     q("GraphQL payments in a period, deep", `payments(first: 20, createdFrom: "${s.periodFrom}", createdTo: "${s.periodTo}", after: ${after("payments")})`),
     q("GraphQL payments(search: txHash)", `payments(first: 20, search: "${s.txHash}")`),
@@ -311,6 +312,17 @@ function listsOf(s: Seeded): ListRequest[] {
     q("GraphQL unmatched ledger payments, deep", `unmatchedLedgerPayments(first: 20, after: ${after("unmatched")})`),
   ];
 }
+
+/** The dashboard's own payments query (checkout-ui/dashboard/pages/payments.tsx), as its first page asks it: #15's figure. */
+const DASHBOARD_PAYMENTS = `{
+  payments(first: 100) {
+    edges { node {
+      id status amount createdAt confirmedAt customerId description txHash late
+      settlementAsset { assetCode issuerAddress } paidAsset { assetCode issuerAddress }
+    } }
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+  }
+}`;
 
 // ---- measuring
 
@@ -338,6 +350,10 @@ interface Row {
   cpuLarge: number;
   /** small's CPU per request over large's: as `ratio`, 1 when flat */
   cpuRatio: number;
+  /** latency p99 under the same load (ms), small and large, and large over small (#15: aim <= 1.2) */
+  p99Small: number;
+  p99Large: number;
+  p99Ratio: number;
 }
 
 /** An organization the bench fills: its API key and size, and what it was seeded with. */
@@ -392,7 +408,7 @@ async function measureDialect(dialect: string): Promise<Row[]> {
       const largeList = largeLists[i]!;
       await check(service, smallOrg.key, smallList);
       await check(service, largeOrg.key, largeList);
-      const rates = { small: [] as number[], large: [] as number[], ratios: [] as number[], cpuSmall: [] as number[], cpuLarge: [] as number[], cpuRatios: [] as number[] };
+      const rates = { small: [] as number[], large: [] as number[], ratios: [] as number[], cpuSmall: [] as number[], cpuLarge: [] as number[], cpuRatios: [] as number[], p99Small: [] as number[], p99Large: [] as number[], p99Ratios: [] as number[] };
       for (let round = 1; round <= rounds; round++) {
         const warm = round === 1 ? 1 : 0;
         const ofSmall = await measure({ ...load(service, smallOrg.key, smallList), connections, seconds, warmupSeconds: warm }, service);
@@ -404,14 +420,19 @@ async function measureDialect(dialect: string): Promise<Row[]> {
         rates.cpuSmall.push(ofSmall.cpuMsPerRequest ?? NaN);
         rates.cpuLarge.push(ofLarge.cpuMsPerRequest ?? NaN);
         rates.cpuRatios.push((ofSmall.cpuMsPerRequest ?? NaN) / (ofLarge.cpuMsPerRequest ?? NaN));
+        rates.p99Small.push(ofSmall.p99Ms);
+        rates.p99Large.push(ofLarge.p99Ms);
+        rates.p99Ratios.push(ofLarge.p99Ms / ofSmall.p99Ms);
       }
       const row: Row = {
         name: smallList.name, small: median(rates.small), large: median(rates.large), ratio: median(rates.ratios),
         cpuSmall: median(rates.cpuSmall), cpuLarge: median(rates.cpuLarge), cpuRatio: median(rates.cpuRatios),
+        p99Small: median(rates.p99Small), p99Large: median(rates.p99Large), p99Ratio: median(rates.p99Ratios),
       };
       process.stderr.write(
         `${dialect}: ${row.name}: ${row.small.toFixed(0)}/s at ${smallSize}, ${row.large.toFixed(0)}/s at ${largeSize}, ratio ${row.ratio.toFixed(2)}; ` +
-          `CPU ${row.cpuSmall.toFixed(2)} / ${row.cpuLarge.toFixed(2)} ms, ratio ${row.cpuRatio.toFixed(2)}\n`,
+          `CPU ${row.cpuSmall.toFixed(2)} / ${row.cpuLarge.toFixed(2)} ms, ratio ${row.cpuRatio.toFixed(2)}; ` +
+          `p99 ${row.p99Small} / ${row.p99Large} ms\n`,
       );
       rows.push(row);
     }
@@ -427,10 +448,10 @@ const results: Record<string, Row[]> = {};
 for (const dialect of dialects) results[dialect] = await measureDialect(dialect);
 for (const [dialect, rows] of Object.entries(results)) {
   console.log(`\n${dialect === "sqlite" ? "SQLite" : "PostgreSQL"}: ${largeSize} vs ${smallSize} payments, WORKERS=1, ${connections} connections, median of ${rounds} alternating rounds of ${seconds} s`);
-  console.log(`| list | req/s at ${smallSize} | req/s at ${largeSize} | ratio (aim >= 0.8) | service CPU ms/req, ${smallSize} / ${largeSize} | CPU ratio |`);
-  console.log("|---|---:|---:|---:|---:|---:|");
+  console.log(`| list | req/s at ${smallSize} | req/s at ${largeSize} | ratio (aim >= 0.8) | service CPU ms/req, ${smallSize} / ${largeSize} | CPU ratio | p99 ms, ${smallSize} / ${largeSize} | p99 ratio (aim <= 1.2) |`);
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     const below = (ratio: number) => `${ratio.toFixed(2)}${ratio < 0.8 ? " (below)" : ""}`;
-    console.log(`| ${r.name} | ${r.small.toFixed(0)} | ${r.large.toFixed(0)} | ${below(r.ratio)} | ${r.cpuSmall.toFixed(2)} / ${r.cpuLarge.toFixed(2)} | ${below(r.cpuRatio)} |`);
+    console.log(`| ${r.name} | ${r.small.toFixed(0)} | ${r.large.toFixed(0)} | ${below(r.ratio)} | ${r.cpuSmall.toFixed(2)} / ${r.cpuLarge.toFixed(2)} | ${below(r.cpuRatio)} | ${r.p99Small} / ${r.p99Large} | ${r.p99Ratio.toFixed(2)}${r.p99Ratio > 1.2 ? " (above)" : ""} |`);
   }
 }

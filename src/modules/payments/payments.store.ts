@@ -327,18 +327,21 @@ export interface PaymentFilters {
 /**
  * The payments a list shows: the caller's, of the status, customer, creation period and id or
  * transaction hash asked for (REST and GraphQL). The period bounds the list's order (list-page.ts
- * merges it with the cursors); a search finds its payments by primary key or the txHash index in a
- * subquery, since both planners otherwise walk the whole list testing each row against the OR.
+ * merges it with the cursors). A search finds its few payments by primary key or the txHash index
+ * in a subquery; the scope and the other filters are then tested on those rows only, through
+ * expressions no index serves (`column || ''`). Left indexable, the list's own index would serve the
+ * outer query in its order and both planners may walk all of the caller's payments testing each
+ * against the subquery (on SQLite a search for an old payment read the whole list).
  */
 const paymentsMatching = listOf<"Payment", InScope<PaymentFilters>>({
   table: "Payment",
-  where: (eb, { search, ...f }) =>
-    eb.and([
-      eb.and({ ...inScope(f), status: f.status, customerId: f.customerId }),
-      ...(search === undefined
-        ? []
-        : [eb("id", "in", eb.selectFrom("Payment").select("id").where((found) => found.or([found("id", "=", search), found("txHash", "=", search)])))]),
-    ]),
+  where: (eb, { search, ...f }) => {
+    const filters = { ...inScope(f), status: f.status, customerId: f.customerId };
+    if (search === undefined) return eb.and(filters);
+    const found = eb.selectFrom("Payment").select("id").where((p) => p.or([p("id", "=", search), p("txHash", "=", search)]));
+    const onFoundRows = Object.entries(filters).flatMap(([column, value]) => (value === undefined ? [] : [eb(sql`${sql.ref(column)} || ''`, "=", value)]));
+    return eb.and([eb("id", "in", found), ...onFoundRows]);
+  },
   period: { from: "createdFrom", to: "createdTo" },
 });
 
