@@ -65,19 +65,21 @@ export const eventSeqsAfter = async (db: Db, after: number): Promise<number[]> =
 
 const outboxColumns = ["seq", "id", "organizationId", "environment", "type", "resourceId", "data", "createdAt"] as const;
 
-const afterOrIn = preparedQuery((q, p: { after: number; seqs: unknown; limit: number }) =>
-  q
-    .selectFrom("Event")
-    .select(outboxColumns)
-    .where((eb) => eb.or([eb("seq", ">", p.after), inListParam(q, "seq", p.seqs)]))
-    .orderBy("seq", "asc")
-    .limit(p.limit),
+// Two reads, not one with `seq > after OR seq IN (gaps)`: SQLite answers that OR by scanning the
+// whole table in seq order (every 100 ms, blocking the process for seconds at millions of events).
+const eventsAfter = preparedQuery((q, p: { after: number; limit: number }) =>
+  q.selectFrom("Event").select(outboxColumns).where("seq", ">", p.after).orderBy("seq", "asc").limit(p.limit),
 );
+const eventsIn = preparedQuery((q, p: { seqs: unknown }) => q.selectFrom("Event").select(outboxColumns).where(inListParam(q, "seq", p.seqs)).orderBy("seq", "asc"));
 
-/** Up to `limit` events, in seq order, above `after` or among `seqs` (the gaps the feed re-reads). */
-export function outboxEventsAfter(db: Db, after: number, seqs: number[], limit: number): Promise<OutboxEvent[]> {
+/**
+ * The events among `gaps` (seqs below `after` that the feed re-reads), then up to `limit` events
+ * above `after`, in seq order.
+ */
+export async function outboxEventsAfter(db: Db, after: number, gaps: number[], limit: number): Promise<OutboxEvent[]> {
   const typed = typedSql(db);
-  return afterOrIn.all(typed, { after, seqs: typed.direct.listParam(seqs), limit });
+  const filled = gaps.length > 0 ? await eventsIn.all(typed, { seqs: typed.direct.listParam(gaps) }) : [];
+  return [...filled, ...(await eventsAfter.all(typed, { after, limit }))];
 }
 
 // ---- the dashboard's replay (checkout.live.ts)
@@ -170,28 +172,54 @@ export function markFannedOutStatement(sql: TypedSql, events: Pick<Event, "seq">
 
 // ---- retention (modules/retention/retention-purger.ts)
 
-const prunable = preparedQuery((q, p: { cutoff: Date; limit: number }) =>
-  q.deleteFrom("Event").where(
-    "seq",
-    "in",
-    q
-      .selectFrom("Event")
-      .select("seq")
-      .where("createdAt", "<", p.cutoff)
-      // never one still waiting for fan-out, nor one whose deliveries are kept (pending, failed, or younger)
-      .where((eb) => eb.not(notFannedOut(eb)))
-      .where((eb) => eb.not(eb.exists(eb.selectFrom("WebhookDelivery").select("WebhookDelivery.id").whereRef("WebhookDelivery.eventId", "=", "Event.id"))))
-      .orderBy("seq")
-      .limit(p.limit),
-  ),
+/** An event that may go: created before the cutoff, fanned out, with no delivery kept (pending, failed or younger). */
+const prunable = (eb: ExpressionBuilder<DB, "Event">, cutoff: Date) =>
+  eb.and([
+    eb("createdAt", "<", cutoff),
+    eb.not(notFannedOut(eb)),
+    eb.not(eb.exists(eb.selectFrom("WebhookDelivery").select("WebhookDelivery.id").whereRef("WebhookDelivery.eventId", "=", "Event.id"))),
+  ]);
+
+// The purge walks the outbox in seq order a window at a time, resuming after the previous window:
+// asking for "the first N prunable events" instead would walk again, on every chunk, over all the
+// kept ones before them (events with a failed delivery stay for good), which at a few million
+// events held SQLite for seconds per chunk.
+const windowAfter = preparedQuery((q, p: { after: number; cutoff: Date; limit: number }) =>
+  q
+    .selectFrom("Event")
+    .select((eb) => ["seq", "createdAt", prunable(eb, p.cutoff).as("prunable")])
+    .where("seq", ">", p.after)
+    .orderBy("seq")
+    .limit(p.limit),
+);
+const deletePrunable = preparedQuery((q, p: { seqs: unknown; cutoff: Date }) =>
+  q.deleteFrom("Event").where(inListParam(q, "seq", p.seqs)).where((eb) => prunable(eb as never, p.cutoff)),
 );
 
+export interface PurgeWindow {
+  deleted: number;
+  /** the last seq looked at, to resume after */
+  lastSeq: number;
+  /** nothing past this window can go yet: the end of the outbox, or events created after the cutoff */
+  done: boolean;
+}
+
 /**
- * Deletes up to `limit` events created before `cutoff`, the oldest first, that are fanned out and
- * have no delivery left; returns how many.
+ * Looks at up to `limit` events after seq `after`, the oldest first, and deletes those created
+ * before `cutoff` that are fanned out and have no delivery left, in one transaction.
  */
-export async function deleteFannedOutEventsBefore(db: Db, cutoff: Date, limit: number): Promise<number> {
+export async function deleteFannedOutEventsBefore(db: Db, cutoff: Date, after: number, limit: number): Promise<PurgeWindow> {
   const typed = typedSql(db);
-  const [result] = await typed.direct.batch([prunable.statement(typed, { cutoff, limit })]);
-  return result!.changes;
+  let window: { seq: number; createdAt: Date; prunable: unknown }[] = [];
+  const [, deleted] = await typed.direct.batch([
+    windowAfter.statement(typed, { after, cutoff, limit }),
+    (before) => {
+      window = windowAfter.rowsOf(typed, before[0]!.rows) as typeof window;
+      // The same conditions again: an event changed since the window was read stays.
+      return deletePrunable.statement(typed, { seqs: typed.direct.listParam(window.filter((e) => e.prunable).map((e) => e.seq)), cutoff });
+    },
+  ]);
+  // Events come in about the order they were created: the first one past the cutoff ends the walk.
+  const done = window.length < limit || window.some((e) => e.createdAt >= cutoff);
+  return { deleted: deleted!.changes, lastSeq: window.at(-1)?.seq ?? after, done };
 }

@@ -50,13 +50,24 @@ export function createRetentionPurger(
     }
   }
 
+  /** The outbox, window after window in seq order, until past the cutoff (or the purger stops). */
+  async function purgeEvents(cutoff: Date): Promise<number> {
+    let total = 0;
+    for (let after = 0; ; ) {
+      const window = await deleteFannedOutEventsBefore(deps.db, cutoff, after, chunk);
+      total += window.deleted;
+      if (window.done || stopping) return total;
+      after = window.lastSeq;
+    }
+  }
+
   async function runOnce(): Promise<PurgeCounts> {
     const now = deps.clock.now().getTime();
     const before = (keptDays: number) => new Date(now - keptDays * DAY_MS);
     const idempotencyRecords = await drain(() => deleteExpiredIdempotencyRecords(deps, chunk));
     // Deliveries first: an event goes only once it has none left.
     const deliveries = days.deliveries > 0 ? await drain(() => deleteSucceededDeliveriesBefore(typedSql(deps.db), before(days.deliveries), chunk)) : 0;
-    const events = days.events > 0 ? await drain(() => deleteFannedOutEventsBefore(deps.db, before(days.events), chunk)) : 0;
+    const events = days.events > 0 ? await purgeEvents(before(days.events)) : 0;
     return { idempotencyRecords, deliveries, events };
   }
 

@@ -216,9 +216,10 @@ const oldSucceeded = preparedQuery((q, p: { cutoff: Date; limit: number }) => {
   return dialectOf(q) === "postgresql" ? query.forUpdate().skipLocked() : query;
 });
 const deleteAttemptsOf = preparedQuery((q, p: { ids: unknown }) => q.deleteFrom("WebhookAttempt").where(inListParam(q, "deliveryId", p.ids)));
-const deleteSucceeded = preparedQuery((q, p: { ids: unknown }) =>
-  q.deleteFrom("WebhookDelivery").where(inListParam(q, "id", p.ids)).where("status", "=", "succeeded" satisfies DeliveryStatus),
-);
+// By id alone: the ids were read in this transaction (on PostgreSQL locked FOR UPDATE), so they are
+// still succeeded; with `AND status = ?` SQLite walks the status index instead, all of the
+// succeeded deliveries for each chunk (0.4-0.6 s a chunk at a million).
+const deleteSucceeded = preparedQuery((q, p: { ids: unknown }) => q.deleteFrom("WebhookDelivery").where(inListParam(q, "id", p.ids)));
 
 /**
  * Deletes up to `limit` succeeded deliveries created before `cutoff`, the oldest first, with their
