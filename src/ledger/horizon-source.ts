@@ -2,6 +2,7 @@
 // built-in simulated network alike (it speaks Horizon), so both run the same code path.
 import { Asset as SdkAsset, Horizon, MuxedAccount, NotFoundError, TransactionBuilder } from "@stellar/stellar-sdk";
 import { type Asset, XLM, isNative } from "../shared/assets.ts";
+import { streamRecords } from "./horizon-stream.ts";
 import { formatStroops, toStroops } from "../shared/money.ts";
 import type {
   LedgerAccount,
@@ -106,19 +107,14 @@ export class HorizonSource implements LedgerSource {
     };
     // Not joined with the transactions: each record would carry its whole envelope, for every
     // operation of the network; the few wanted records needing a memo fetch theirs.
-    stop = this.server
-      .payments()
-      .cursor(cursor)
-      .stream({
-        onmessage: (message: unknown) => {
-          const raw = message as RawRecord;
-          // Horizon greets with "hello" and may send other non-record frames.
-          if (closed || typeof raw !== "object" || raw === null || !raw.paging_token) return;
-          buffer.push(raw);
-          void drain();
-        },
-        onerror: (error: unknown) => fail(error),
-      });
+    stop = streamRecords(new URL("payments", `${this.url.replace(/\/$/, "")}/`).toString(), cursor, {
+      onRecord: (record) => {
+        if (closed) return;
+        buffer.push(record as unknown as RawRecord);
+        void drain();
+      },
+      onError: fail,
+    }).close;
     return { close };
   }
 
