@@ -11,7 +11,8 @@
 // disturbs far less than the rates.
 //
 // Flags: --payments 1000000 (the large organization), --small 10000, --dialect sqlite|postgresql
-// (both by default), --seconds 1 --rounds 3 --connections 8 (each measurement).
+// (both by default), --seconds 1 --rounds 3 --connections 8 (each measurement), --only <text> (the
+// lists whose name contains it; the dashboard's one-at-a-time latency is measured in every run).
 // PostgreSQL: BENCH_DATABASE_URL, default postgresql://postgres@127.0.0.1:5432/test (a fresh schema, dropped after).
 import { parseArgs } from "node:util";
 import { Networks } from "@stellar/stellar-sdk";
@@ -32,6 +33,7 @@ const { values: flags } = parseArgs({
     seconds: { type: "string", default: "1" },
     rounds: { type: "string", default: "3" },
     connections: { type: "string", default: "8" },
+    only: { type: "string" },
   },
 });
 const largeSize = Number(flags.payments);
@@ -136,7 +138,7 @@ async function seedOrganization(sql: DirectSql, org: { serial: number; id: strin
   const txHashOf = (i: number) => `${tag}${String(i).padStart(58, "0")}`;
 
   const customers = Math.max(10, Math.floor(payments / 200));
-  const links = Math.max(5, Math.floor(payments / 10_000));
+  const links = Math.max(100, Math.floor(payments / 1000)); // both organizations' lists of inactive links fill a page
   const setup: Rows = {
     Customer: Array.from({ length: customers }, (_, i) => ({
       id: id("cus", i), ...scope, email: `buyer${i}@example.test`, name: `Buyer ${i}`, createdAt: stamp(createdMs(i * 200)), updatedAt: stamp(createdMs(i * 200)),
@@ -408,6 +410,7 @@ async function measureDialect(dialect: string): Promise<Row[]> {
     const rows: Row[] = [];
     for (const [i, smallList] of smallLists.entries()) {
       const largeList = largeLists[i]!;
+      if (flags.only && !smallList.name.includes(flags.only)) continue;
       await check(service, smallOrg.key, smallList);
       await check(service, largeOrg.key, largeList);
       const rates = { small: [] as number[], large: [] as number[], ratios: [] as number[], cpuSmall: [] as number[], cpuLarge: [] as number[], cpuRatios: [] as number[], p99Small: [] as number[], p99Large: [] as number[], p99Ratios: [] as number[] };
@@ -438,6 +441,7 @@ async function measureDialect(dialect: string): Promise<Row[]> {
       );
       rows.push(row);
     }
+    latencies[dialect] = await dashboardLatency(service, smallOrg, largeOrg);
     return rows;
   } finally {
     await service.stop();
@@ -445,6 +449,31 @@ async function measureDialect(dialect: string): Promise<Row[]> {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
+
+const LATENCY_SAMPLES = 1000;
+/** per dialect: the dashboard's payments page, one request at a time, ms (p50, p99) at each size */
+const latencies: Record<string, { small: [number, number]; large: [number, number] }> = {};
+
+/**
+ * #15's figure: the query's own latency, so one request at a time (no queueing behind the other
+ * connections, which sets the p99 of the rate measurements), alternating organizations request by
+ * request; the first 50 of each warm up.
+ */
+async function dashboardLatency(service: ServiceUnderTest, small: Organization, large: Organization) {
+  const request: ListRequest = { name: "dashboard", graphql: DASHBOARD_PAYMENTS };
+  const times = new Map<Organization, number[]>([[small, []], [large, []]]);
+  for (let i = 0; i < LATENCY_SAMPLES + 50; i++) {
+    for (const [org, into] of times) {
+      const { url, ...init } = load(service, org.key, request);
+      const began = performance.now();
+      await (await fetch(url, init)).text();
+      if (i >= 50) into.push(performance.now() - began);
+    }
+  }
+  const of = (values: number[]): [number, number] => [percentile(values, 50), percentile(values, 99)];
+  return { small: of(times.get(small)!), large: of(times.get(large)!) };
+}
 
 const results: Record<string, Row[]> = {};
 for (const dialect of dialects) results[dialect] = await measureDialect(dialect);
@@ -455,5 +484,11 @@ for (const [dialect, rows] of Object.entries(results)) {
   for (const r of rows) {
     const below = (ratio: number) => `${ratio.toFixed(2)}${ratio < 0.8 ? " (below)" : ""}`;
     console.log(`| ${r.name} | ${r.small.toFixed(0)} | ${r.large.toFixed(0)} | ${below(r.ratio)} | ${r.cpuSmall.toFixed(2)} / ${r.cpuLarge.toFixed(2)} | ${below(r.cpuRatio)} | ${r.p99Small} / ${r.p99Large} | ${r.p99Ratio.toFixed(2)}${r.p99Ratio > 1.2 ? " (above)" : ""} |`);
+  }
+  const latency = latencies[dialect];
+  if (latency) {
+    const ms = ([p50, p99]: [number, number]) => `${p50.toFixed(1)} / ${p99.toFixed(1)}`;
+    console.log(`\nThe dashboard's payments page (first: 100), one request at a time, ${LATENCY_SAMPLES} each, p50 / p99 ms: ` +
+      `${ms(latency.small)} at ${smallSize}, ${ms(latency.large)} at ${largeSize}; p99 ratio ${(latency.large[1] / latency.small[1]).toFixed(2)} (aim <= 1.2)`);
   }
 }
