@@ -7,7 +7,7 @@ import { directSql } from "../db/client.ts";
 import type { BatchStep } from "../db/direct-sql.ts";
 import type { LedgerPayment, Payment } from "../generated/sqlite/client.ts";
 import { type Asset, sameAsset } from "../shared/assets.ts";
-import { moveNetworkCursorStatement, recordLedgerPaymentStatement, recordedOperations } from "../modules/ledger-payments/ledger-payments.store.ts";
+import { moveNetworkCursorStatement, recordLedgerPaymentsStatement, recordedOperations } from "../modules/ledger-payments/ledger-payments.store.ts";
 import { appendCompletion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
 import { ledgerCompletes } from "../modules/payments/payment-states.ts";
 import { creditPaymentStatement, paymentsByMemoIds } from "../modules/payments/payments.store.ts";
@@ -70,6 +70,7 @@ export async function verifyLedgerPayments(
   const steps: BatchStep[] = [];
   /** what each payment received in this batch, and the record that made it whole */
   const credits = new Map<string, { payment: Payment; amount: bigint; completedBy: LedgerPaymentRecord | null }>();
+  const recorded: LedgerPayment[] = [];
   for (const record of records) {
     if (!incoming.has(record)) {
       outcomes.push("ignored");
@@ -84,7 +85,7 @@ export async function verifyLedgerPayments(
     const payment = correlation ? payments.get(`${record.to}|${correlation}`) : undefined;
     const counts = payment !== undefined && sameAsset(record.asset, settlementAssetOf(payment));
     // A concurrent insert of the same operation fails the batch: it counts once.
-    steps.push(recordLedgerPaymentStatement(db, ledgerPaymentRow(networkPassphrase, record, counts ? payment.id : null, now)));
+    recorded.push(ledgerPaymentRow(networkPassphrase, record, counts ? payment.id : null, now));
     if (!counts) {
       outcomes.push("unmatched");
       continue;
@@ -100,6 +101,7 @@ export async function verifyLedgerPayments(
     }
   }
 
+  if (recorded.length > 0) steps.push(recordLedgerPaymentsStatement(db, recorded));
   const completing = [...credits.values()].filter((c) => c.completedBy).map((c) => c.payment.id);
   const relations = await loadCompletionRelations(db, completing);
   for (const { payment, amount, completedBy } of credits.values()) {

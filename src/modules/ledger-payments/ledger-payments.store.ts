@@ -34,10 +34,26 @@ export async function recordedOperations(db: Db, networkPassphrase: string, oper
   return new Set(rows.map((row) => row.operationId));
 }
 
-const insert = preparedQuery((q, p: LedgerPayment) => q.insertInto("LedgerPayment").values(everyColumn("LedgerPayment", p)));
+const LEDGER_PAYMENT_COLUMNS = {
+  networkPassphrase: "text", operationId: "text", txHash: "text", account: "text", sourceAccount: "text", amount: "bigint",
+  assetCode: "text", assetIssuer: "text", sourceAssetCode: "text", sourceAssetIssuer: "text", memoType: "text", memo: "text",
+  muxedId: "text", paymentId: "text", ledgerCreatedAt: "timestamp", createdAt: "timestamp",
+} satisfies Record<keyof LedgerPayment, string>;
 
-/** INSERT of an operation seen: a second insert of the same one fails its batch, so it counts once. */
-export const recordLedgerPaymentStatement = (db: Db, row: LedgerPayment): Statement => insert.statement(typedSql(db), row);
+/**
+ * One INSERT of the operations seen in a batch (one statement, not one per operation: on PostgreSQL
+ * each is a round trip). An operation inserted before fails the whole batch, so it counts once.
+ */
+export function recordLedgerPaymentsStatement(db: Db, rows: LedgerPayment[]): Statement {
+  const { direct } = typedSql(db);
+  const stored = rows.map((row) => ({
+    ...row,
+    amount: String(row.amount), // exact past 2^53
+    ledgerCreatedAt: direct.storedDate(row.ledgerCreatedAt),
+    createdAt: direct.storedDate(row.createdAt),
+  }));
+  return { text: direct.insertJsonRows("LedgerPayment", LEDGER_PAYMENT_COLUMNS), params: [JSON.stringify(stored)] };
+}
 
 // ---- NetworkCursor: where a network's ledger-wide stream resumes
 
