@@ -22,7 +22,7 @@ import { cursorOf } from "../src/graphql/connection.ts";
 import { createWebhookEndpointSchema } from "../src/modules/webhook-endpoints/webhook-endpoints.inputs.ts";
 import { createWebhookEndpoint } from "../src/modules/webhook-endpoints/webhook-endpoints.service.ts";
 import { randomBase62 } from "../src/shared/ids.ts";
-import { measure } from "./lib/measure.ts";
+import { measure, percentile } from "./lib/measure.ts";
 import { prepareMerchant, startService, type ServiceUnderTest } from "./lib/service.ts";
 
 const { values: flags } = parseArgs({
@@ -449,7 +449,6 @@ async function measureDialect(dialect: string): Promise<Row[]> {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
 
 const LATENCY_SAMPLES = 1000;
 /** per dialect: the dashboard's payments page, one request at a time, ms (p50, p99) at each size */
@@ -471,7 +470,10 @@ async function dashboardLatency(service: ServiceUnderTest, small: Organization, 
       if (i >= 50) into.push(performance.now() - began);
     }
   }
-  const of = (values: number[]): [number, number] => [percentile(values, 50), percentile(values, 99)];
+  const of = (values: number[]): [number, number] => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return [percentile(sorted, 50), percentile(sorted, 99)];
+  };
   return { small: of(times.get(small)!), large: of(times.get(large)!) };
 }
 

@@ -10,34 +10,25 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair, Networks } from "@stellar/stellar-sdk";
-import { buildApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { openDatabase } from "../src/db/client.ts";
-import { migrateDatabase } from "../src/db/migrate.ts";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
 import { createPayment } from "../src/modules/payments/payments.service.ts";
 import { serve } from "../src/server.ts";
+import { inProcessApp } from "./lib/in-process.ts";
+import { percentile } from "./lib/measure.ts";
 import { paymentTx } from "./lib/payment-tx.ts";
-import { systemClock } from "../src/shared/clock.ts";
-import { timeOrderedIds } from "../src/shared/ids.ts";
-import { createLogger } from "../src/shared/logger.ts";
 
 const SAMPLES = Number(process.env.BENCH_LEDGER_SAMPLES ?? 200);
 const BURST = 1000;
 
 const path = join(tmpdir(), `bench-ledger-${randomBytes(4).toString("hex")}.db`);
-const config = loadConfig({
+const { database, deps, app } = await inProcessApp({
   DATABASE_URL: `file:${path}`,
   LEDGER: "simulated",
   // Ledgers close only when the bench says so.
   SIM_LEDGER_CLOSE_MS: String(24 * 3600_000),
   LOG_LEVEL: "silent",
 });
-await migrateDatabase(config.databaseUrl);
-const database = openDatabase(config.databaseUrl);
-const deps = { db: database.db, config, clock: systemClock, ids: timeOrderedIds, logger: createLogger("silent") };
-const app = buildApp(deps);
 const server = await serve(app, { port: 0, host: "127.0.0.1" });
 await app.start({ url: server.url });
 const network = app.ledger.simulatedNetwork(Networks.TESTNET)!;
@@ -81,7 +72,6 @@ async function waitForCompleted(afterSeq: number, count: number) {
 
 const lastSeq = async () => (await database.db.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 // Latency: one payment per ledger.
 const latencies: number[] = [];

@@ -18,18 +18,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Account, Asset, Keypair, Networks, Operation, TimeoutInfinite, TransactionBuilder } from "@stellar/stellar-sdk";
 import pg from "pg";
-import { buildApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { openDatabase } from "../src/db/client.ts";
-import { migrateDatabase } from "../src/db/migrate.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
 import { createPayment } from "../src/modules/payments/payments.service.ts";
 import { serve } from "../src/server.ts";
-import { paymentTx } from "./lib/payment-tx.ts";
 import { systemClock } from "../src/shared/clock.ts";
-import { timeOrderedIds } from "../src/shared/ids.ts";
-import { createLogger } from "../src/shared/logger.ts";
+import { inProcessApp } from "./lib/in-process.ts";
+import { percentile } from "./lib/measure.ts";
+import { paymentTx } from "./lib/payment-tx.ts";
 
 const WALLETS = Number(process.env.BENCH_WATCHING_WALLETS ?? 10_000);
 const SAMPLES = Number(process.env.BENCH_WATCHING_SAMPLES ?? 200);
@@ -55,16 +51,12 @@ const network = new SimulatedNetwork({ networkPassphrase: Networks.TESTNET, base
 const horizon = await serve((request) => network.fetch(request), { port: 0, host: "127.0.0.1" });
 network.start();
 
-const config = loadConfig({
+const { database, deps, app } = await inProcessApp({
   DATABASE_URL: databaseUrl,
   LEDGER: "horizon",
   HORIZON_TESTNET_URL: `${horizon.url}/horizon`,
   LOG_LEVEL: "silent",
 });
-await migrateDatabase(config.databaseUrl);
-const database = openDatabase(config.databaseUrl);
-const deps = { db: database.db, config, clock: systemClock, ids: timeOrderedIds, logger: createLogger("silent") };
-const app = buildApp(deps);
 const server = await serve(app, { port: 0, host: "127.0.0.1" });
 const streamer = app.ledger.streamer;
 
@@ -190,7 +182,6 @@ for (let i = 0; i < SAMPLES + 10; i++) {
   if (i >= 10) latencies.push(completed - closedAt); // the first ten warm the JIT up
 }
 latencies.sort((a, b) => a - b);
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 // ---- burst: the other payments, all in one ledger
 const paidAlready = new Set(Array.from({ length: SAMPLES + 10 }, (_, i) => (i * 7919) % open.length));

@@ -25,16 +25,11 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair } from "@stellar/stellar-sdk";
 import pg from "pg";
-import { buildApp } from "../src/app.ts";
-import { loadConfig } from "../src/config.ts";
-import { openDatabase, postgresSchema } from "../src/db/client.ts";
-import { migrateDatabase } from "../src/db/migrate.ts";
+import { postgresSchema } from "../src/db/client.ts";
+import { inProcessApp } from "./lib/in-process.ts";
 import { recordEvent } from "../src/modules/events/events.service.ts";
 import { createOrganization, setSettlementWallet } from "../src/modules/organizations/organizations.service.ts";
-import { systemClock } from "../src/shared/clock.ts";
 import { serve } from "../src/server.ts";
-import { timeOrderedIds } from "../src/shared/ids.ts";
-import { createLogger } from "../src/shared/logger.ts";
 import { WebhookDispatcher } from "../src/webhooks/dispatcher.ts";
 import { secretBoxOf } from "../src/webhooks/secret-box.ts";
 import { generateSecret, signatureHeaders } from "../src/webhooks/signing.ts";
@@ -117,7 +112,7 @@ function benchDatabase(): { url: string; drop(): Promise<void> } {
 
 async function main() {
   const bench = benchDatabase();
-  const config = loadConfig({
+  const { config, database, deps, app } = await inProcessApp({
     DATABASE_URL: bench.url,
     RATE_LIMIT_LIVE: "0",
     RATE_LIMIT_SANDBOX: "0",
@@ -125,10 +120,6 @@ async function main() {
     WEBHOOK_ALLOW_PRIVATE: "true",
     WEBHOOK_SECRET_KEYS: randomBytes(32).toString("base64"),
   });
-  await migrateDatabase(config.databaseUrl);
-  const database = openDatabase(config.databaseUrl);
-  const deps = { db: database.db, config, clock: systemClock, ids: timeOrderedIds, logger: createLogger(config.logLevel) };
-  const app = buildApp(deps);
   const receiver = await startReceiver();
 
   const org = await createOrganization(deps, { name: "Bench Merchant" });

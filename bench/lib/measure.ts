@@ -58,3 +58,6 @@ export async function measure(options: LoadOptions, server: { cpuMs(): number | 
       result.timeouts,
   };
 }
+
+/** The nearest-rank percentile `p` (0-100] of values sorted ascending. */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
