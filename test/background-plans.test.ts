@@ -14,6 +14,7 @@ import { createEventFeed } from "../src/modules/events/events.feed.ts";
 import { outboxEventsAfter } from "../src/modules/events/events.store.ts";
 import { createExpirySweeper } from "../src/modules/payments/expiry-sweeper.ts";
 import { createRetentionPurger } from "../src/modules/retention/retention-purger.ts";
+import { sqlitePlan } from "./support/sqlite-plan.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
 
 const { t, merchant } = await startTestAppWithMerchant();
@@ -76,10 +77,7 @@ it("the outbox feed, the retention purge and expiry seek their rows, walking no 
   const texts = new Map(recorded.map((s) => [s.text, s]));
   expect(texts.size).toBeGreaterThan(5);
   for (const { text, params } of texts.values()) {
-    // As direct-sql prepares it: `$n` placeholders become `?`, bound in their order.
-    const numbered = [...text.matchAll(/\$(\d+)/g)].map((m) => params[Number(m[1]) - 1]);
-    const values = (numbered.length ? numbered : params).map(bindable);
-    const plan = (explain.prepare(`EXPLAIN QUERY PLAN ${text.replace(/\$\d+/g, "?")}`).all(...values) as { detail: string }[]).map((r) => r.detail);
+    const plan = sqlitePlan(explain, text, params);
     const why = `${text}\n${plan.join("\n")}`;
     // A scan is a walk of the table unless it only takes the first rows of its order (no condition, a limit).
     const firstRowsOnly = !/ where /i.test(text) && / limit /i.test(text);
@@ -92,10 +90,3 @@ it("the outbox feed, the retention purge and expiry seek their rows, walking no 
     }
   }
 });
-
-/** A parameter as better-sqlite3 binds it (the statements' own values are already stored forms, or these). */
-function bindable(value: unknown): unknown {
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === "boolean") return value ? 1 : 0;
-  return value ?? null;
-}

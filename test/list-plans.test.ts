@@ -14,6 +14,7 @@ import { directSql, postgresSchema, sqlitePath } from "../src/db/client.ts";
 import { cursorOf } from "../src/graphql/connection.ts";
 import { networkPassphraseFor } from "../src/shared/network.ts";
 import { type DashboardClient, signedInUser } from "./support/dashboard.ts";
+import { sqlitePlan } from "./support/sqlite-plan.ts";
 import { type Merchant, type TestApp, dialect, startTestApp } from "./support/test-app.ts";
 
 let t: TestApp;
@@ -129,8 +130,7 @@ let sqlite: BetterSqlite3.Database | undefined;
 async function planOf(text: string, params: unknown[], table: string, generic = false): Promise<Plan> {
   if (dialect === "sqlite") {
     sqlite ??= new BetterSqlite3(sqlitePath(t.config.databaseUrl), { readonly: true });
-    const values = params.map((v) => (v instanceof Date ? v.toISOString() : typeof v === "boolean" ? Number(v) : v));
-    const lines = (sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...values) as { detail: string }[]).map((r) => r.detail);
+    const lines = sqlitePlan(sqlite, text, params);
     return {
       lines,
       seeks: lines.filter((l) => l.startsWith(`SEARCH ${table} USING`)),

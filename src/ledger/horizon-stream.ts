@@ -54,7 +54,7 @@ export function streamRecords(endpoint: string, cursor: string, handlers: Record
           const record: unknown = JSON.parse(event.data);
           if (typeof record !== "object" || record === null || !("paging_token" in record)) return;
           from = String(record.paging_token);
-          if (!closed) handlers.onRecord(record as Parameters<RecordStreamHandlers["onRecord"]>[0]);
+          handlers.onRecord(record as Parameters<RecordStreamHandlers["onRecord"]>[0]);
         },
       });
       const decoder = new TextDecoder();
