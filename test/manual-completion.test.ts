@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { completePayment, expirePayment } from "../src/modules/payments/payment-completion.ts";
+import { directSql } from "../src/db/client.ts";
+import type { BatchStep } from "../src/db/direct-sql.ts";
+import { appendCompletions, completePayment, expirePayment, loadCompletionRelations } from "../src/modules/payments/payment-completion.ts";
 import { expectCompletionSnapshots } from "./ledger/completion-events.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
 
@@ -126,5 +128,59 @@ describe("completePayment / expirePayment (for the ledger and the expiry sweeper
     const payment = await createPayment();
     await complete(payment.id);
     await expect(t.database.db.$transaction((tx) => expirePayment(tx, t.deps, payment))).rejects.toThrow("Payment is not pending");
+  });
+
+  describe("a set of completions in one batch (the ledger's)", () => {
+    const openInvoicePayment = async () => {
+      const invoice = (await t.api("POST", "/invoices", { key: merchant.sandboxKey, body: { amount: "3" } })).body;
+      return (await t.api("POST", `/invoices/${invoice.id}/finalize`, { key: merchant.sandboxKey })).body.invoice;
+    };
+    /** Completes the payments as the verifier does, with relations read now, after `meanwhile` ran. */
+    async function completeTogether(ids: string[], meanwhile: () => Promise<unknown>) {
+      const relations = await loadCompletionRelations(t.database.db, ids);
+      await meanwhile();
+      const steps: BatchStep[] = [];
+      const completed = appendCompletions(
+        steps,
+        t.deps,
+        ids.map((id) => ({ paymentId: id, relations: relations.get(id)!, details: { received: 50_000_000n } })),
+      );
+      return completed(await directSql(t.database.db).batch(steps));
+    }
+    const statuses = async (ids: string[]) =>
+      (await t.database.db.payment.findMany({ where: { id: { in: ids } }, orderBy: { id: "asc" } })).map((p) => p.status);
+    const completedEvents = (ids: string[]) => t.database.db.event.count({ where: { resourceId: { in: ids }, type: "payment.completed" } });
+
+    it("completes them all, each with its own amount, in the order given", async () => {
+      const [a, b] = [await createPayment(), await createPayment()];
+      const invoice = await openInvoicePayment();
+      const ids = [b.id, invoice.payment_intent_id, a.id];
+      const completed = await completeTogether(ids, async () => {});
+      expect(completed.map((p) => [p.id, p.status, p.amountReceived])).toEqual(ids.map((id) => [id, "completed", 50_000_000n]));
+      for (const id of ids) await expectCompletionSnapshots(t, id);
+    });
+
+    it("changes nothing when one payment moved after it was read: 409, no payment completed, no event", async () => {
+      const [a, b, c] = [await createPayment(), await createPayment(), await createPayment()];
+      const ids = [a.id, b.id, c.id];
+      await expect(completeTogether(ids, () => complete(b.id))).rejects.toThrow("Payment is not pending");
+      expect(await statuses([a.id, c.id])).toEqual(["pending", "pending"]);
+      expect(await completedEvents([a.id, c.id])).toBe(0);
+    });
+
+    it("changes nothing when an invoice or a session moved after it was read", async () => {
+      const a = await createPayment();
+      const invoice = await openInvoicePayment();
+      const ids = [a.id, invoice.payment_intent_id];
+      const paidMeanwhile = () => t.database.db.invoice.update({ where: { id: invoice.id }, data: { status: "paid" } });
+      await expect(completeTogether(ids, paidMeanwhile)).rejects.toThrow("Payment changed while it was being completed");
+      expect(await statuses(ids)).toEqual(["pending", "pending"]);
+      expect(await completedEvents(ids)).toBe(0);
+
+      const other = await openInvoicePayment();
+      const completedMeanwhile = () => t.database.db.checkoutSession.update({ where: { id: other.checkout_session_id }, data: { status: "complete" } });
+      await expect(completeTogether([a.id, other.payment_intent_id], completedMeanwhile)).rejects.toThrow("Payment changed while it was being completed");
+      expect(await statuses([a.id, other.payment_intent_id])).toEqual(["pending", "pending"]);
+    });
   });
 });

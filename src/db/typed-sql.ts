@@ -170,6 +170,25 @@ export function inListParam(q: QueryBuilder, column: string, list: unknown): Raw
     : sql<SqlBool>`${sql.ref(column)} IN (SELECT value FROM json_each(${list}))`;
 }
 
+/**
+ * Rows given as ONE parameter, `JSON.stringify(rows)`, as a table to update or join from (alias it
+ * with `.as(name)`): the query keeps one text whatever the number of rows, so it stays prepared.
+ * `columns`: each column's PostgreSQL type; bigints travel as strings (JSON has no int64).
+ */
+export function jsonRows<R extends Record<string, unknown>>(q: QueryBuilder, rows: unknown, columns: Record<keyof R & string, string>): RawBuilder<R> {
+  const names = Object.keys(columns) as (keyof R & string)[];
+  const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  if (dialectOf(q) === "postgresql") {
+    const definitions = names.map((name) => `${quote(name)} ${columns[name]}`).join(", ");
+    return sql<R>`(SELECT * FROM json_to_recordset(${rows}::json) AS r(${sql.raw(definitions)}))`;
+  }
+  const values = names.map((name) => {
+    const value = `value ->> '${name.replace(/'/g, "''")}'`;
+    return `${columns[name] === "bigint" ? `CAST(${value} AS INTEGER)` : value} AS ${quote(name)}`;
+  });
+  return sql<R>`(SELECT ${sql.raw(values.join(", "))} FROM json_each(${rows}))`;
+}
+
 const insertsOneRow = (compiled: CompiledQuery) =>
   compiled.query.kind === "InsertQueryNode" && (compiled.query as { values?: { values?: unknown[] } }).values?.values?.length === 1;
 
@@ -195,7 +214,8 @@ function tableOf(node: OperationNode): string {
     into?: OperationNode;
     table?: OperationNode | { table: { identifier: { name: string } } };
   };
-  const target = n.from?.froms[0] ?? n.into ?? n.table;
+  // An UPDATE's table is its own, whatever it reads FROM.
+  const target = node.kind === "UpdateQueryNode" ? n.table : (n.from?.froms[0] ?? n.into ?? n.table);
   if (!target) throw new Error(`typed-sql: no table in a ${node.kind}`);
   const named = target as { kind: string; table?: { identifier: { name: string } }; node?: OperationNode };
   if (named.kind === "AliasNode" && named.node) return tableOf({ kind: "SelectQueryNode", from: { froms: [named.node] } } as unknown as OperationNode);

@@ -8,7 +8,7 @@ import type { BatchStep } from "../db/direct-sql.ts";
 import type { LedgerPayment, Payment } from "../generated/sqlite/client.ts";
 import { type Asset, sameAsset } from "../shared/assets.ts";
 import { moveNetworkCursorStatement, recordLedgerPaymentsStatement, recordedOperations } from "../modules/ledger-payments/ledger-payments.store.ts";
-import { appendCompletion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
+import { appendCompletions, type Completion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
 import { ledgerCompletes } from "../modules/payments/payment-states.ts";
 import { creditPaymentStatement, paymentsByMemoIds } from "../modules/payments/payments.store.ts";
 import { crashPoint } from "../shared/crash-point.ts";
@@ -46,10 +46,11 @@ const settlementAssetOf = (p: { settlementAssetCode: string; settlementAssetIssu
 /**
  * Applies a batch's records (payments to watched wallets, in ledger order) in one transaction that
  * also moves the network's cursor past the batch. Returns each record's outcome. A few reads decide
- * everything, then one batch of prepared statements writes it, however many payments the records
- * complete. The reads are not in the transaction: its writes hold only if what they were decided on
- * still holds (each operation is inserted once, a payment completes only from the status it was read
- * in), else the batch fails, changes nothing, and the stream resumes from the cursor and decides again.
+ * everything, then one batch of prepared statements writes it, a few statements however many
+ * payments the records complete. The reads are not in the transaction: its writes hold only if what
+ * they were decided on still holds (each operation is inserted once, a payment completes only from
+ * the status it was read in), else the batch fails, changes nothing, and the stream resumes from the
+ * cursor and decides again.
  */
 export async function verifyLedgerPayments(
   deps: Pick<Deps, "db" | "clock" | "ids" | "config">,
@@ -104,20 +105,26 @@ export async function verifyLedgerPayments(
   if (recorded.length > 0) steps.push(recordLedgerPaymentsStatement(db, recorded));
   const completing = [...credits.values()].filter((c) => c.completedBy).map((c) => c.payment.id);
   const relations = await loadCompletionRelations(db, completing);
+  const completions: Completion[] = [];
   for (const { payment, amount, completedBy } of credits.values()) {
     if (!completedBy) {
       steps.push(creditPaymentStatement(db, payment.id, amount, now));
       continue;
     }
     // From the status it was read in only: one that moved meanwhile fails the batch.
-    appendCompletion(steps, deps, payment.id, relations.get(payment.id)!, {
-      txHash: completedBy.txHash,
-      payerAddress: completedBy.from,
-      paidAsset: completedBy.sourceAsset ?? completedBy.asset,
-      received: amount,
-      from: payment.status,
+    completions.push({
+      paymentId: payment.id,
+      relations: relations.get(payment.id)!,
+      details: {
+        txHash: completedBy.txHash,
+        payerAddress: completedBy.from,
+        paidAsset: completedBy.sourceAsset ?? completedBy.asset,
+        received: amount,
+        from: payment.status,
+      },
     });
   }
+  if (completions.length > 0) appendCompletions(steps, deps, completions);
   const cursor = moveNetworkCursorStatement(db, networkPassphrase, nextCursor, now);
   // Test hook (TEST_CRASH_AT, set by tests only): the process dies inside the transaction, with the
   // completions written and not committed, after the ledger closed their transactions.

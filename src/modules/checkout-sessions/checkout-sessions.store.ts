@@ -34,8 +34,8 @@ const ofPayments = preparedQuery((q, p: { paymentIds: unknown }) =>
   q.selectFrom("CheckoutSession").selectAll().where(inListParam(q, "paymentId", p.paymentIds)),
 );
 const insert = preparedQuery((q, p: CheckoutSession) => q.insertInto("CheckoutSession").values(everyColumn("CheckoutSession", p)));
-const complete = preparedQuery((q, p: { id: string; now: Date }) =>
-  q.updateTable("CheckoutSession").set({ status: "complete", updatedAt: p.now }).where("id", "=", p.id).where(movesFrom("complete")).returningAll(),
+const complete = preparedQuery((q, p: { ids: unknown; now: Date }) =>
+  q.updateTable("CheckoutSession").set({ status: "complete", updatedAt: p.now }).where(inListParam(q, "id", p.ids)).where(movesFrom("complete")).returningAll(),
 );
 
 /** The session `id` of any organization (callers check the scope) with its payment, or null. */
@@ -54,12 +54,14 @@ export function checkoutSessionsOfPayments(db: Db, paymentIds: string[]): Promis
 /** The statement that writes a new session (its payment's statements come before it in the batch). */
 export const insertCheckoutSessionStatement = (db: Db, session: CheckoutSession): Statement => insert.statement(typedSql(db), session);
 
-/** -> complete, if the session takes the move; `expect` says what fails the batch (see Statement). */
-export const completeCheckoutSessionStatement = (db: Db, id: string, now: Date, expect: NonNullable<Statement["expect"]>): Statement =>
-  complete.statement(typedSql(db), { id, now }, { expect });
+/** These sessions -> complete, those that take the move; `expect` says what fails the batch (see Statement). */
+export function completeCheckoutSessionsStatement(db: Db, ids: string[], now: Date, expect: NonNullable<Statement["expect"]>): Statement {
+  const typed = typedSql(db);
+  return complete.statement(typed, { ids: typed.direct.listParam(ids), now }, { expect });
+}
 
-/** The session completeCheckoutSessionStatement wrote, from its step's rows. */
-export const completedCheckoutSessionOf = (db: Db, rows: Row[]): CheckoutSession => complete.rowsOf(typedSql(db), rows)[0]!;
+/** The sessions completeCheckoutSessionsStatement wrote, from its step's rows. */
+export const completedCheckoutSessionsOf = (db: Db, rows: Row[]): CheckoutSession[] => complete.rowsOf(typedSql(db), rows);
 
 /** The payment's session moved open -> expired, in the payment's Prisma transaction; null when it has none that takes the move. */
 export async function expireOpenCheckoutSessionOf(tx: Tx, paymentId: string, now: Date): Promise<CheckoutSession | null> {

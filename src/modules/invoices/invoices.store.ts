@@ -79,8 +79,8 @@ const finalize = preparedQuery((q, p: { id: string; checkoutSessionId: string; p
     .where("id", "=", p.id)
     .where(movesFrom("finalize")),
 );
-const pay = preparedQuery((q, p: { id: string; now: Date }) =>
-  q.updateTable("Invoice").set({ status: "paid", paidAt: p.now, updatedAt: p.now }).where("id", "=", p.id).where(movesFrom("pay")).returningAll(),
+const pay = preparedQuery((q, p: { ids: unknown; now: Date }) =>
+  q.updateTable("Invoice").set({ status: "paid", paidAt: p.now, updatedAt: p.now }).where(inListParam(q, "id", p.ids)).where(movesFrom("pay")).returningAll(),
 );
 const markSent = preparedQuery((q, p: { id: string; now: Date }) =>
   q.updateTable("Invoice").set({ sentAt: p.now, updatedAt: p.now }).where("id", "=", p.id).where(movesFrom("send")),
@@ -116,7 +116,7 @@ export async function invoiceOfPayment(db: Db, paymentId: string): Promise<Invoi
   return invoice && { ...invoice, items };
 }
 
-/** Of these payments, the invoices their completion pays (payInvoiceStatement), each with its items in order. */
+/** Of these payments, the invoices their completion pays (payInvoicesStatement), each with its items in order. */
 export async function openInvoicesOfPayments(db: Db, paymentIds: string[]): Promise<InvoiceWithItems[]> {
   const typed = typedSql(db);
   const invoices = await payableOfPayments.all(typed, { paymentIds: typed.direct.listParam(paymentIds) });
@@ -158,12 +158,14 @@ export function finalizeInvoiceStatement(
   return finalize.statement(typedSql(db), opened, { expect: { changes: 1, error: notDraft } });
 }
 
-/** open -> paid with paid_at; `expect` says what fails the batch (see Statement). */
-export const payInvoiceStatement = (db: Db, id: string, now: Date, expect: NonNullable<Statement["expect"]>): Statement =>
-  pay.statement(typedSql(db), { id, now }, { expect });
+/** These invoices open -> paid with paid_at; `expect` says what fails the batch (see Statement). */
+export function payInvoicesStatement(db: Db, ids: string[], now: Date, expect: NonNullable<Statement["expect"]>): Statement {
+  const typed = typedSql(db);
+  return pay.statement(typed, { ids: typed.direct.listParam(ids), now }, { expect });
+}
 
-/** The invoice payInvoiceStatement wrote, from its step's rows. */
-export const paidInvoiceOf = (db: Db, rows: Row[]): Invoice => pay.rowsOf(typedSql(db), rows)[0]!;
+/** The invoices payInvoicesStatement wrote, from its step's rows. */
+export const paidInvoicesOf = (db: Db, rows: Row[]): Invoice[] => pay.rowsOf(typedSql(db), rows);
 
 /** Moves an invoice to `void` in a Prisma transaction; false if it does not take the move. */
 export async function voidInvoiceIn(tx: Tx, id: string, now: Date): Promise<boolean> {

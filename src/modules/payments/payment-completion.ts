@@ -15,24 +15,23 @@ import type { BatchStep, Statement, StatementResult } from "../../db/direct-sql.
 import { conflict, notFound } from "../../errors.ts";
 import { actorOf, auditStatement } from "../audit/audit.service.ts";
 import type { Asset } from "../../shared/assets.ts";
-import type { EventType } from "../events/event-kinds.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
-import { insertEventStatement, insertEventsStatement } from "../events/events.store.ts";
+import { insertEventsStatement } from "../events/events.store.ts";
 import {
   checkoutSessionMoves,
   checkoutSessionsOfPayments,
-  completeCheckoutSessionStatement,
-  completedCheckoutSessionOf,
+  completeCheckoutSessionsStatement,
+  completedCheckoutSessionsOf,
   expireOpenCheckoutSessionOf,
   expireOpenCheckoutSessionsOfStatement,
   expiredCheckoutSessionsOf,
 } from "../checkout-sessions/checkout-sessions.store.ts";
 import { checkoutSessionJson } from "../checkout-sessions/checkout-sessions.view.ts";
-import { type InvoiceWithItems, openInvoicesOfPayments, paidInvoiceOf, payInvoiceStatement } from "../invoices/invoices.store.ts";
+import { type InvoiceWithItems, openInvoicesOfPayments, paidInvoicesOf, payInvoicesStatement } from "../invoices/invoices.store.ts";
 import { invoiceJson } from "../invoices/invoices.view.ts";
 import {
-  completePaymentStatement,
-  completedPaymentOf,
+  completePaymentsStatement,
+  completedPaymentsOf,
   expireAwaitingPayment,
   expireDuePaymentsStatement,
   expiredPaymentsOf,
@@ -78,67 +77,87 @@ export async function loadCompletionRelations(db: Db, paymentIds: string[]): Pro
   return relations;
 }
 
+/** A payment to complete, with what its completion carries its change to and its details. */
+export interface Completion {
+  paymentId: string;
+  relations: CompletionRelations;
+  details: CompletionDetails;
+}
+
 /**
- * Appends to `steps` the statements that move `paymentId` to `completed` from `details.from`
+ * Appends to `steps` the statements that move each payment to `completed` from its `details.from`
  * (`pending` unless said), set `confirmed_at` and the given ledger details, clear the failure reason
  * of an earlier failed attempt and write `payment.completed`; move its checkout session to
  * `complete` (`checkout.session.completed`) and its open invoice to `paid` with `paid_at`
  * (`invoice.paid`). Any other move fails the batch with
  * 409 "Payment is not pending". A voided invoice stays void: the payment still records the money.
- * Returns how to read the completed payment from the batch's results.
+ * Returns how to read the completed payments, in the order given, from the batch's results.
  *
- * Events are built from the rows the updates return, so their snapshots are what was written.
- * `relations` decides which updates there are: should one no longer apply when the batch runs (its
- * row moved meanwhile), the batch fails with 409 and changes nothing.
+ * However many payments there are, this is at most four statements (the ledger completes a page of
+ * payments in one batch, and on PostgreSQL each statement is a round trip): one update each of the
+ * payments, their sessions and their invoices, and one insert of every event, written per payment
+ * in that order. Events are built from the rows the updates return, so their snapshots are what was
+ * written. `relations` decides which updates there are: should one no longer apply when the batch
+ * runs (its row moved meanwhile), the batch fails with 409 and changes nothing.
  */
-export function appendCompletion(
+export function appendCompletions(
   steps: BatchStep[],
   deps: MoveDeps & Pick<Deps, "db">,
-  paymentId: string,
-  relations: CompletionRelations,
-  details: CompletionDetails = {},
-): (results: StatementResult[]) => Payment {
+  completions: Completion[],
+): (results: StatementResult[]) => Payment[] {
   const { db } = deps;
   const now = deps.clock.now();
   const { publicUrl } = deps.config;
-  const movedMeanwhile = { changes: 1, error: () => conflict("Payment changed while it was being completed") };
-  const event = (scope: { organizationId: string; environment: string }, data: { type: EventType; resourceId: string; data: unknown }) =>
-    insertEventStatement(db, eventRow(deps, scope, data));
+  const movedMeanwhile = () => conflict("Payment changed while it was being completed");
 
-  const paymentAt = steps.length;
-  steps.push(completePaymentStatement(db, paymentId, { ...details, from: details.from ?? "pending", now }));
-  const completed = (results: StatementResult[]) => completedPaymentOf(db, results[paymentAt]!.rows);
+  const paymentsAt = steps.length;
+  const changes = completions.map(({ paymentId, details }) => ({ ...details, paymentId, from: details.from ?? "pending" }));
+  steps.push(completePaymentsStatement(db, changes, now));
+  const completed = (results: StatementResult[]) => {
+    const byId = new Map(completedPaymentsOf(db, results[paymentsAt]!.rows).map((payment) => [payment.id, payment]));
+    return completions.map(({ paymentId }) => byId.get(paymentId)!);
+  };
+
+  /** The rows step `at` wrote, by payment id (none when there is no such step). */
+  const writtenAt = <T extends { paymentId: string | null }>(at: number, read: (rows: StatementResult["rows"]) => T[]) => (results: StatementResult[]) =>
+    new Map(at < 0 ? [] : read(results[at]!.rows).map((row) => [row.paymentId!, row]));
+
+  const sessions = completions.flatMap(({ relations: { session } }) => (session && checkoutSessionMoves("complete", session.status) ? [session.id] : []));
+  const sessionsAt = sessions.length ? steps.length : -1;
+  if (sessions.length) steps.push(completeCheckoutSessionsStatement(db, sessions, now, { changes: sessions.length, error: movedMeanwhile }));
+  const completedSessions = writtenAt(sessionsAt, (rows) => completedCheckoutSessionsOf(db, rows));
+
+  const invoices = completions.flatMap(({ relations: { openInvoice } }) => (openInvoice ? [openInvoice.id] : []));
+  const invoicesAt = invoices.length ? steps.length : -1;
+  if (invoices.length) steps.push(payInvoicesStatement(db, invoices, now, { changes: invoices.length, error: movedMeanwhile }));
+  const paidInvoices = writtenAt(invoicesAt, (rows) => paidInvoicesOf(db, rows));
+
   steps.push((before) => {
-    const payment = completed(before);
-    return event(payment, paymentEvent(payment, "payment.completed", publicUrl));
+    const payments = completed(before);
+    const sessionsWritten = completedSessions(before);
+    const invoicesWritten = paidInvoices(before);
+    const events = completions.flatMap(({ relations }, i) => {
+      const payment = payments[i]!;
+      const rows = [eventRow(deps, payment, paymentEvent(payment, "payment.completed", publicUrl))];
+      const completedSession = sessionsWritten.get(payment.id);
+      if (completedSession) {
+        const data = checkoutSessionJson({ ...completedSession, payment }, publicUrl);
+        rows.push(eventRow(deps, completedSession, { type: "checkout.session.completed", resourceId: completedSession.id, data }));
+      }
+      const invoice = invoicesWritten.get(payment.id);
+      if (invoice) {
+        // An invoice's checkout session is its payment's (finalizeInvoice creates them together).
+        const paid = { ...invoice, items: relations.openInvoice!.items, payment, checkoutSession: completedSession ?? relations.session };
+        rows.push(eventRow(deps, paid, { type: "invoice.paid", resourceId: paid.id, data: invoiceJson(paid, publicUrl) }));
+      }
+      return rows;
+    });
+    return insertEventsStatement(db, events);
   });
-
-  const { session, openInvoice } = relations;
-  let sessionAfter = (_results: StatementResult[]) => session;
-  if (session && checkoutSessionMoves("complete", session.status)) {
-    const sessionAt = steps.length;
-    steps.push(completeCheckoutSessionStatement(db, session.id, now, movedMeanwhile));
-    sessionAfter = (results) => completedCheckoutSessionOf(db, results[sessionAt]!.rows);
-    steps.push((before) => {
-      const updated = sessionAfter(before)!;
-      const data = checkoutSessionJson({ ...updated, payment: completed(before) }, publicUrl);
-      return event(updated, { type: "checkout.session.completed", resourceId: updated.id, data });
-    });
-  }
-
-  if (openInvoice) {
-    const invoiceAt = steps.length;
-    steps.push(payInvoiceStatement(db, openInvoice.id, now, movedMeanwhile));
-    steps.push((before) => {
-      // An invoice's checkout session is its payment's (finalizeInvoice creates them together).
-      const paid = { ...paidInvoiceOf(db, before[invoiceAt]!.rows), items: openInvoice.items, payment: completed(before), checkoutSession: sessionAfter(before) };
-      return event(paid, { type: "invoice.paid", resourceId: paid.id, data: invoiceJson(paid, publicUrl) });
-    });
-  }
   return completed;
 }
 
-/** Completes one payment in a batch of its own (see appendCompletion), with `alongside` (its audit entry). Returns the completed payment. */
+/** Completes one payment in a batch of its own (see appendCompletions), with `alongside` (its audit entry). Returns the completed payment. */
 export async function completePayment(
   deps: MoveDeps & Pick<Deps, "db">,
   payment: Pick<Payment, "id">,
@@ -147,8 +166,8 @@ export async function completePayment(
 ): Promise<Payment> {
   const relations = await loadCompletionRelations(deps.db, [payment.id]);
   const steps: BatchStep[] = [];
-  const completed = appendCompletion(steps, deps, payment.id, relations.get(payment.id)!, details);
-  return completed(await directSql(deps.db).batch([...steps, ...alongside]));
+  const completed = appendCompletions(steps, deps, [{ paymentId: payment.id, relations: relations.get(payment.id)!, details }]);
+  return completed(await directSql(deps.db).batch([...steps, ...alongside]))[0]!;
 }
 
 /**

@@ -8,7 +8,7 @@ import { type Expression, type ExpressionBuilder, sql, type SqlBool } from "kyse
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type Db, type Tx, typedSql } from "../../db/client.ts";
 import type { Row, Statement } from "../../db/direct-sql.ts";
-import { type DB, dialectOf, everyColumn, inListParam, preparedQuery, type TypedSql } from "../../db/typed-sql.ts";
+import { type DB, dialectOf, everyColumn, inListParam, jsonRows, preparedQuery, type TypedSql } from "../../db/typed-sql.ts";
 import { conflict } from "../../errors.ts";
 import type { Asset } from "../../shared/assets.ts";
 import { capStroops, MAX_STROOPS } from "../../shared/money.ts";
@@ -37,7 +37,7 @@ const openForLedger = (eb: PaymentColumns, lateSince: Date) =>
  * passes int64, but a running total of what arrived can, and an overflow would fail the ledger's
  * batch on PostgreSQL (stalling the stream) or turn the column into a float on SQLite.
  */
-const addStroops = (column: "amountReceived", stroops: bigint) => {
+const addStroops = (column: "amountReceived" | "Payment.amountReceived", stroops: bigint | Expression<unknown>) => {
   const max = sql.raw(String(MAX_STROOPS));
   return sql<bigint>`CASE WHEN ${sql.ref(column)} > ${max} - ${stroops} THEN ${max} ELSE ${sql.ref(column)} + ${stroops} END`;
 };
@@ -175,50 +175,60 @@ const credit = preparedQuery((q, p: { id: string; stroops: bigint; now: Date }) 
 export const creditPaymentStatement = (db: Db, paymentId: string, stroops: bigint, now: Date): Statement =>
   credit.statement(typedSql(db), { id: paymentId, stroops: capStroops(stroops), now });
 
-type CompletionParams = {
+/** One payment's completion, a row of completePaymentsStatement's JSON (bigints as strings). */
+type CompletionRow = {
   id: string;
-  now: Date;
   txHash: string | null;
   payerAddress: string | null;
   paidAssetCode: string | null;
   paidAssetIssuer: string | null;
-  received: bigint;
+  received: string;
   from: string;
   late: boolean;
   manualCompletionReason: string | null;
 };
 
-const complete = preparedQuery((q, p: CompletionParams) =>
-  q
+const COMPLETION_COLUMNS: Record<keyof CompletionRow, string> = {
+  id: "text",
+  txHash: "text",
+  payerAddress: "text",
+  paidAssetCode: "text",
+  paidAssetIssuer: "text",
+  received: "bigint",
+  from: "text",
+  late: "boolean",
+  manualCompletionReason: "text",
+};
+
+const complete = preparedQuery((q, p: { completions: unknown; now: Date }) => {
+  const update = q
     .updateTable("Payment")
+    .from(jsonRows<CompletionRow>(q, p.completions, COMPLETION_COLUMNS).as("c"))
     .set((eb) => ({
       status: "completed",
       confirmedAt: p.now,
       updatedAt: p.now,
-      txHash: eb.fn.coalesce(eb.val(p.txHash), "txHash"),
-      payerAddress: eb.fn.coalesce(eb.val(p.payerAddress), "payerAddress"),
+      txHash: eb.fn.coalesce("c.txHash", "Payment.txHash"),
+      payerAddress: eb.fn.coalesce("c.payerAddress", "Payment.payerAddress"),
       // A paid asset replaces both columns (XLM's issuer is null).
-      paidAssetCode: eb.fn.coalesce(eb.val(p.paidAssetCode), "paidAssetCode"),
-      paidAssetIssuer: eb
-        .case()
-        .when(eb.cast(eb.val(p.paidAssetCode), "text"), "is", null)
-        .then(eb.ref("paidAssetIssuer"))
-        .else(eb.val(p.paidAssetIssuer))
-        .end(),
-      amountReceived: addStroops("amountReceived", p.received),
-      late: sql<boolean>`${sql.ref("late")} OR ${p.late}`,
+      paidAssetCode: eb.fn.coalesce("c.paidAssetCode", "Payment.paidAssetCode"),
+      paidAssetIssuer: eb.case().when("c.paidAssetCode", "is", null).then(eb.ref("Payment.paidAssetIssuer")).else(eb.ref("c.paidAssetIssuer")).end(),
+      amountReceived: addStroops("Payment.amountReceived", sql.ref("c.received")),
+      late: sql<boolean>`${sql.ref("Payment.late")} OR ${sql.ref("c.late")}`,
       failureReason: null,
-      manualCompletionReason: p.manualCompletionReason,
+      manualCompletionReason: eb.ref("c.manualCompletionReason"),
     }))
-    .where("id", "=", p.id)
-    .where("status", "=", p.from)
-    .returningAll(),
-);
+    .whereRef("Payment.id", "=", "c.id")
+    .whereRef("Payment.status", "=", "c.from");
+  // PostgreSQL's `RETURNING *` would add the columns of `c`; SQLite returns only the updated table's
+  // and takes no "Payment".* there.
+  return dialectOf(q) === "postgresql" ? update.returningAll("Payment") : update.returningAll();
+});
 
 export interface CompletionChange {
+  paymentId: string;
   /** the status it was read in: the completion holds only if it still is (payment-states.ts says which the ledger completes) */
   from: string;
-  now: Date;
   txHash?: string | null;
   payerAddress?: string | null;
   paidAsset?: Asset | null;
@@ -229,32 +239,32 @@ export interface CompletionChange {
 }
 
 /**
- * `from` -> completed (late from expired): confirmed_at, the ledger details given, what arrived, and
- * the failure reason of an earlier attempt cleared. The batch fails with 409 "Payment is not pending"
- * unless the payment is still `from`; `completedPaymentOf` reads the completed row from its result.
+ * Each payment `from` -> completed (late from expired), as one statement however many there are:
+ * confirmed_at, the ledger details given, what arrived, and the failure reason of an earlier attempt
+ * cleared. The batch fails with 409 "Payment is not pending" unless every payment is still in its
+ * `from`; `completedPaymentsOf` reads the completed rows from its result.
  */
-export function completePaymentStatement(db: Db, paymentId: string, change: CompletionChange): Statement {
-  if (!ledgerCompletes(change.from)) throw conflict("Payment is not pending");
-  return complete.statement(
-    typedSql(db),
-    {
-      id: paymentId,
-      now: change.now,
+export function completePaymentsStatement(db: Db, changes: CompletionChange[], now: Date): Statement {
+  const notPending = () => conflict("Payment is not pending");
+  if (changes.some((change) => !ledgerCompletes(change.from))) throw notPending();
+  const rows = changes.map(
+    (change): CompletionRow => ({
+      id: change.paymentId,
       txHash: change.txHash ?? null,
       payerAddress: change.payerAddress ?? null,
       paidAssetCode: change.paidAsset?.code ?? null,
       paidAssetIssuer: change.paidAsset?.issuer ?? null,
-      received: capStroops(change.received ?? 0n),
+      received: capStroops(change.received ?? 0n).toString(),
       from: change.from,
       late: completesLate(change.from),
       manualCompletionReason: change.manualCompletionReason ?? null,
-    },
-    { expect: { changes: 1, error: () => conflict("Payment is not pending") } },
+    }),
   );
+  return complete.statement(typedSql(db), { completions: JSON.stringify(rows), now }, { expect: { changes: changes.length, error: notPending } });
 }
 
-/** The payment completePaymentStatement wrote, from its step's rows (reading them twice is safe). */
-export const completedPaymentOf = (db: Db, rows: Row[]): Payment => complete.rowsOf(typedSql(db), rows)[0]!;
+/** The payments completePaymentsStatement wrote, from its step's rows (in no particular order). */
+export const completedPaymentsOf = (db: Db, rows: Row[]): Payment[] => complete.rowsOf(typedSql(db), rows);
 
 const expireDue = preparedQuery((q, p: { now: Date; limit: number }) => {
   const due = q.selectFrom("Payment").select("id").where((eb) => dueToExpire(eb, p.now)).orderBy("expiresAt").limit(p.limit);
