@@ -167,6 +167,16 @@ describe("finding 7: introspection, suggestions and CORS", () => {
     expect((await sub.next()).errors[0].message).toBe('Cannot query field "checkot" on type "Subscription". [Suggestion hidden]');
   });
 
+  // What yoga's graphql-sse plugin does not do (README, "SSE server"): it answered this 500 with the
+  // parser's stack trace, and an invalid operation 400 "Unable to detect operation AST".
+  it("a stream's operation that does not parse is answered with the parser's message, no stack", async () => {
+    const sub = await subscribeSse(t.url, `subscription { checkout(id: "pay_x") { state }`);
+    open.push(sub);
+    expect(sub.status).toBe(200);
+    expect((await sub.next()).errors).toEqual([{ message: "Syntax Error: Expected Name, found <EOF>.", locations: [{ line: 1, column: 47 }] }]);
+    expect(sub.frames.map((frame) => frame.raw).join("\n")).not.toMatch(/\bat |node_modules/);
+  });
+
   it("finding 7: CORS on /graphql and /graphql/stream answers only configured origins, none by default", async () => {
     const preflight = (app: TestApp, origin: string, path = "/graphql") =>
       fetch(`${app.url}${path}`, {

@@ -7,6 +7,10 @@
 // The same door rules as /graphql: CORS only for CORS_ORIGINS, the 1 MiB body limit, and the GraphQL bounds
 // (src/gate/graphql-bounds.ts) checked in onSubscribe before anything executes. Open streams are
 // capped per address and single connection reservations are capped and expire (sse-limits.ts).
+//
+// graphql-sse's handler itself, not yoga's graphql-sse plugin (the same handler with yoga's envelop
+// in onSubscribe): the plugin answers an invalid operation 400 "Unable to detect operation AST" and
+// one that does not parse 500 with a stack trace (README, "SSE server").
 import cluster from "node:cluster";
 import { type DocumentNode, GraphQLError } from "graphql";
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from "graphql-sse";
