@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Keypair } from "@stellar/stellar-sdk";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { expectFailure, expectOk, runAdmin } from "./support/admin-cli.ts";
+import { expectFailure, expectOk, runAdminProcess } from "./support/admin-cli.ts";
 
 // Every command is a fresh process (tsx, Prisma, the Stellar SDK): seconds each on a busy machine.
 vi.setConfig({ testTimeout: 180_000 });
@@ -15,7 +15,7 @@ const dir = mkdtempSync(join(tmpdir(), "cli-usage-"));
 const databasePath = join(dir, "never.db");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const admin = (args: string[]) => runAdmin(args, `file:${databasePath}`);
+const admin = (args: string[]) => runAdminProcess(args, `file:${databasePath}`);
 
 describe("usage errors: a message on stderr, exit 1, nothing run", () => {
   const address = Keypair.random().publicKey();

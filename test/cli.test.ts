@@ -1,14 +1,15 @@
-// The operator CLI as an operator runs it: a real process against the same DATABASE_URL as the
-// server (here the test app's database), checked through the server's HTTP API. What the CLI answers
-// before it opens a database (help, usage errors) is in cli-usage.nodb.test.ts.
+// The operator CLI's commands against the same DATABASE_URL as the server (here the test app's
+// database), checked through the server's HTTP API. Commands run in this process (admin-run.ts, what
+// the CLI's process runs); the last test runs the real process on a fresh database. What the process
+// answers before it opens a database (help, usage errors, exit codes) is in cli-usage.nodb.test.ts.
 import { Keypair } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { expectFailure, expectOk, runAdmin } from "./support/admin-cli.ts";
+import { expectFailure, expectOk, runAdmin, runAdminProcess } from "./support/admin-cli.ts";
 import { type TestApp, freshDatabaseUrl, startTestApp } from "./support/test-app.ts";
 
 let t: TestApp;
 
-// Every command is a fresh process (tsx, Prisma, the Stellar SDK): seconds each on a busy machine.
+// The real process (tsx, Prisma, the Stellar SDK) takes seconds to start on a busy machine.
 vi.setConfig({ testTimeout: 180_000 });
 
 beforeAll(async () => {
@@ -217,10 +218,10 @@ describe("admin CLI", () => {
     });
   });
 
-  it("migrates a fresh database itself, so it works before the server ever started", async () => {
+  it("migrates a fresh database itself, so it works before the server ever started (the real process)", async () => {
     const fresh = await freshDatabaseUrl();
     try {
-      const org = await admin(["org", "create", "--name", "First"], fresh.url);
+      const org = await runAdminProcess(["org", "create", "--name", "First"], fresh.url);
       expectOk(org);
       expect(org.json.organization_id).toMatch(/^org_/);
     } finally {
