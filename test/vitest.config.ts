@@ -18,12 +18,20 @@ const postgresqlOnly = ["test/instances.test.ts"];
 const isolated = ["test/ledger-restart.test.ts"];
 
 /**
- * The files that take longest (each starts service or CLI processes, or sends thousands of
- * requests) start first, both dialects' at once; vitest would start one project's files after the
- * other's, and leave the last of these to run alone at the end. The rest follow project by project,
+ * The files that take longest (each starts service processes or a browser) start first, both
+ * dialects' at once; vitest would start one project's files after the other's, and leave the last of
+ * these to run alone at the end. The rest follow project by project,
  * so that a worker goes on with the app it has loaded.
  */
-const LONGEST = ["test/cli.test.ts", "test/cli-users.test.ts", "test/crash.test.ts", "test/cluster.test.ts", "test/instances.test.ts", "test/mail-crash.test.ts", "test/bad-input.test.ts"];
+const LONGEST = [
+  "test/crash.test.ts",
+  "test/dashboard.test.ts",
+  "test/cluster.test.ts",
+  "test/dashboard-invites.test.ts",
+  "test/mail-crash.test.ts",
+  "test/instances.test.ts",
+  "test/webhooks-secrets.test.ts",
+];
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]) {
     const rank = (file: TestSpecification) => {
