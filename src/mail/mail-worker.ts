@@ -8,6 +8,7 @@ import type { MailMessage } from "../generated/sqlite/client.ts";
 import type { AppDeps } from "../context.ts";
 import { mailBodyOf } from "../modules/mail/mail.service.ts";
 import { claimDueMail, recordMailAttempt } from "../modules/mail/mail.store.ts";
+import { type PeriodicTask, periodicTask } from "../shared/periodic-task.ts";
 import { type MailTransport, createMailTransport } from "./mail-transport.ts";
 
 /** seconds after each failed attempt: 1 min, 5 min, 30 min, 2 h, 24 h (the webhooks' schedule) */
@@ -31,10 +32,7 @@ export class MailWorker {
   private readonly transport: MailTransport;
   private readonly pollMs: number;
   private readonly batchSize: number;
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private wakeRequested = false;
-  private wakeUp: (() => void) | null = null;
+  private readonly loop: PeriodicTask;
 
   constructor(
     private readonly deps: AppDeps,
@@ -43,6 +41,12 @@ export class MailWorker {
     this.transport = options.transport ?? createMailTransport(deps.config, deps.logger);
     this.pollMs = options.pollMs ?? 1000;
     this.batchSize = options.batchSize ?? 20;
+    // A full batch probably left more behind: go on at once.
+    this.loop = periodicTask(() => this.runOnce(), {
+      intervalMs: this.pollMs,
+      onError: (error) => deps.logger.error("mail worker cycle failed", { error }),
+      moreWaiting: (sent) => sent >= this.batchSize,
+    });
   }
 
   /** Claims the due messages and sends them: what tests call after moving the clock. The number sent (or logged). */
@@ -55,51 +59,16 @@ export class MailWorker {
 
   /** A message may have been committed: look now rather than at the next poll. */
   wake(): void {
-    this.wakeRequested = true;
-    this.wakeUp?.();
+    this.loop.wake();
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.runLoop();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    if (this.running) {
-      this.running = false;
-      this.wake();
-      await this.loop;
-    }
+    await this.loop.stop();
     this.transport.close();
-  }
-
-  private async runLoop(): Promise<void> {
-    while (this.running) {
-      let sent = 0;
-      try {
-        this.wakeRequested = false;
-        sent = await this.runOnce();
-      } catch (error) {
-        this.deps.logger.error("mail worker cycle failed", { error });
-      }
-      // A full batch probably left more behind: go on at once.
-      if (this.running && sent < this.batchSize) await this.idle();
-    }
-  }
-
-  private idle(): Promise<void> {
-    if (this.wakeRequested) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, this.pollMs);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.wakeUp = null;
-        resolve();
-      }
-      this.wakeUp = done;
-    });
   }
 
   /** Sends one claimed message and records the attempt; true when it went out. */

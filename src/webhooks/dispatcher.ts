@@ -14,6 +14,7 @@ import { typedSql } from "../db/client.ts";
 import type { BatchStep, Row, Statement } from "../db/direct-sql.ts";
 import type { TypedSql } from "../db/typed-sql.ts";
 import type { Logger } from "../shared/logger.ts";
+import { type PeriodicTask, periodicTask } from "../shared/periodic-task.ts";
 import { takesEvent } from "../modules/events/event-kinds.ts";
 import { eventsToFanOutRows, eventsToFanOutStatement, markFannedOutStatement } from "../modules/events/events.store.ts";
 import {
@@ -90,11 +91,9 @@ export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   /** deliveries this process is sending: a lease that ran out under them is not taken again here */
   private readonly inFlightIds = new Set<string>();
-  private running = false;
-  private loop: Promise<void> | null = null;
-  /** Wakes during a cycle fold into this one flag: a burst of writes costs one more cycle, not one each. */
-  private wakeRequested = false;
-  private wakeUp: (() => void) | null = null;
+  /** a burst of wakes during a cycle costs one more cycle, not one each (periodic-task.ts) */
+  private readonly loop: PeriodicTask;
+  private resealed = false;
   /** attempt results waiting to be written: recorded together, one transaction per batch */
   private readonly recordQueue: QueuedRecord[] = [];
   private recording: Promise<void> | null = null;
@@ -110,6 +109,12 @@ export class WebhookDispatcher {
     this.leaseMs = deps.config.webhookTimeoutMs + 30_000;
     this.sql = typedSql(deps.db);
     this.secrets = secretBoxOf(deps.config);
+    // A cycle that took as much as it could has probably left more behind: go on at once.
+    this.loop = periodicTask(() => this.loopCycle(), {
+      intervalMs: this.pollMs,
+      onError: (error) => deps.logger.error("webhook dispatcher cycle failed", { error }),
+      moreWaiting: (full) => full,
+    });
   }
 
   /** One full cycle, waiting for every send it started: what tests call after moving the clock. */
@@ -121,38 +126,26 @@ export class WebhookDispatcher {
 
   /** Tells the worker an event was committed (or a delivery made due): it runs now instead of at the next poll. */
   wake(): void {
-    this.wakeRequested = true;
-    this.wakeUp?.();
+    this.loop.wake();
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.runLoop();
+    this.loop.start();
   }
 
   /** Stops claiming, then waits for the requests already sent to be recorded. */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake();
-    await this.loop;
+    await this.loop.stop();
     await Promise.all(this.inFlight);
   }
 
-  private async runLoop(): Promise<void> {
-    await this.resealSecrets();
-    while (this.running) {
-      let full = false;
-      try {
-        this.wakeRequested = false;
-        ({ full } = await this.cycle(this.maxInFlight - this.inFlight.size));
-      } catch (error) {
-        this.deps.logger.error("webhook dispatcher cycle failed", { error });
-      }
-      // A cycle that took less than it could has left nothing behind: wait for a wake or the poll.
-      if (this.running && !full) await this.idle();
+  /** The loop's cycle, as many deliveries as there is room for; the first re-encrypts the stored secrets. */
+  private async loopCycle(): Promise<boolean> {
+    if (!this.resealed) {
+      this.resealed = true;
+      await this.resealSecrets();
     }
+    return (await this.cycle(this.maxInFlight - this.inFlight.size)).full;
   }
 
   /**
@@ -178,20 +171,6 @@ export class WebhookDispatcher {
     } catch (error) {
       logger.error("webhook secrets could not be re-encrypted", { error });
     }
-  }
-
-  private idle(): Promise<void> {
-    if (this.wakeRequested) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, this.pollMs);
-      const self = this;
-      function done() {
-        clearTimeout(timer);
-        self.wakeUp = null;
-        resolve();
-      }
-      this.wakeUp = done;
-    });
   }
 
   /**

@@ -42,5 +42,5 @@ export function createExpirySweeper(
     }
   }
 
-  return { runOnce, ...periodicTask(runOnce, intervalMs, (error) => deps.logger.error("expiry sweep failed", { error })) };
+  return { runOnce, ...periodicTask(runOnce, { intervalMs, onError: (error) => deps.logger.error("expiry sweep failed", { error }) }) };
 }

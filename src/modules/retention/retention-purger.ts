@@ -75,7 +75,7 @@ export function createRetentionPurger(
     const counts = await runOnce();
     if (counts.idempotencyRecords + counts.deliveries + counts.events > 0) deps.logger.info("retention purge", { ...counts });
   }
-  const task = periodicTask(runAndLog, intervalMs, (error) => deps.logger.error("retention purge failed", { error }));
+  const task = periodicTask(runAndLog, { intervalMs, onError: (error) => deps.logger.error("retention purge failed", { error }) });
 
   return {
     runOnce,
@@ -88,5 +88,6 @@ export function createRetentionPurger(
       stopping = true;
       await task.stop();
     },
+    wake: task.wake,
   };
 }
