@@ -2,7 +2,7 @@
 // process (WORKERS=1) serves two organizations in one database: one with 1,000,000 payments and
 // one with 10,000, each with their customers, events, checkout sessions, invoices, payment links,
 // webhook deliveries, mails and ledger payments in proportion, written in bulk (JSON rows, one
-// statement per table per chunk, DirectSql.insertJsonRows) rather than through the API. Then every
+// statement per table per chunk, typed-sql's insertJsonRows) rather than through the API. Then every
 // list and filter of the API (REST, and GraphQL for those only it offers) is measured through HTTP
 // for both organizations in alternating rounds (small, large, small, ...) so a machine that gets
 // busier or quieter meanwhile weighs on both alike, and the median ratio of the large
@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { Networks } from "@stellar/stellar-sdk";
 import { directSql } from "../src/db/client.ts";
 import type { DirectSql, Statement } from "../src/db/direct-sql.ts";
+import { insertJsonRows, typedSqlOn } from "../src/db/typed-sql.ts";
 import { cursorOf } from "../src/graphql/connection.ts";
 import { createWebhookEndpointSchema } from "../src/modules/webhook-endpoints/webhook-endpoints.inputs.ts";
 import { createWebhookEndpoint } from "../src/modules/webhook-endpoints/webhook-endpoints.service.ts";
@@ -102,10 +103,9 @@ const COLUMNS = {
 type Table = keyof typeof COLUMNS;
 type Rows = Partial<Record<Table, Record<string, unknown>[]>>;
 
-const insert = (sql: DirectSql, table: Table, rows: Record<string, unknown>[]): Statement => ({
-  text: sql.insertJsonRows(table, COLUMNS[table]),
-  params: [JSON.stringify(rows)],
-});
+const inserts = Object.fromEntries(Object.entries(COLUMNS).map(([table, columns]) => [table, insertJsonRows(table as Table, columns)])) as Record<Table, ReturnType<typeof insertJsonRows>>;
+const insert = (sql: DirectSql, table: Table, rows: Record<string, unknown>[]): Statement =>
+  inserts[table].statement(typedSqlOn(sql), { rows: JSON.stringify(rows) });
 
 async function write(sql: DirectSql, rows: Rows) {
   await sql.batch(Object.entries(rows).filter(([, r]) => r.length).map(([table, r]) => insert(sql, table as Table, r)));

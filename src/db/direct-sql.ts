@@ -42,13 +42,11 @@ export interface DirectSql {
   /** the statements in order, in one transaction; all or nothing */
   batch(steps: BatchStep[]): Promise<StatementResult[]>;
   close(): Promise<void>;
-  // Lists and rows of any length travel as one parameter, so each statement keeps one text and
-  // stays prepared: PostgreSQL takes arrays and json_to_recordset, SQLite JSON text and json_each.
-  /** `column IN` the list given as `listParam(values)` in `param` (e.g. "$1") */
-  inList(column: string, param: string): string;
+  /**
+   * A list as ONE parameter (typed-sql's inListParam), so a statement keeps one text whatever its
+   * length and stays prepared: PostgreSQL takes an array, SQLite JSON text.
+   */
   listParam(values: (string | number)[]): unknown;
-  /** INSERT of the rows given as `JSON.stringify(rows)` in $1; `columns`: name -> PostgreSQL type */
-  insertJsonRows(table: string, columns: Record<string, string>): string;
   /** a date as the dialect stores it, for rows passed as JSON */
   storedDate(date: Date): string;
 }
@@ -76,26 +74,17 @@ export function rowConverter<T>(model: string): (row: Row | undefined) => T | nu
   return convert(conversionsByType) as (row: Row | undefined) => T | null;
 }
 
-const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** Dates as Prisma stores them: its SQLite adapter writes ISO text with `+00:00`. */
 const sqliteDate = (date: Date) => date.toISOString().replace("Z", "+00:00");
 /** Prisma's TIMESTAMP(3) columns hold UTC without a zone: written and read as UTC, never local time. */
 const postgresDate = (date: Date) => date.toISOString();
 
-/** The dialect's parts of inListParam, listParam, insertJsonRows and storedDate (see DirectSql). */
+/** The dialect's parts of listParam and storedDate (see DirectSql). */
 function bulkParts(dialect: Dialect) {
   const pg = dialect === "postgresql";
   return {
-    inList: (column: string, param: string) => (pg ? `${column} = ANY(${param})` : `${column} IN (SELECT value FROM json_each(${param}))`),
     listParam: (values: (string | number)[]) => (pg ? values : JSON.stringify(values)),
-    insertJsonRows(table: string, columns: Record<string, string>) {
-      const names = Object.keys(columns);
-      const source = pg
-        ? `SELECT * FROM json_to_recordset($1::json) AS r(${names.map((n) => `${quoted(n)} ${columns[n]}`).join(", ")})`
-        : `SELECT ${names.map((n) => `value ->> '${n}'`).join(", ")} FROM json_each($1)`;
-      return `INSERT INTO ${quoted(table)} (${names.map(quoted).join(", ")}) ${source}`;
-    },
     storedDate: pg ? postgresDate : sqliteDate,
   };
 }

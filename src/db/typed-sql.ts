@@ -189,6 +189,20 @@ export function jsonRows<R extends Record<string, unknown>>(q: QueryBuilder, row
   return sql<R>`(SELECT ${sql.raw(values.join(", "))} FROM json_each(${rows}))`;
 }
 
+/**
+ * An INSERT of any number of rows given as ONE parameter, `JSON.stringify(rows)` (see jsonRows): one
+ * prepared text, one statement, however many rows. Dates as `sql.direct.storedDate` writes them.
+ */
+export function insertJsonRows<T extends keyof DB>(table: T, columns: Record<string, string>): PreparedQuery<{ rows: string }, never> {
+  const names = Object.keys(columns);
+  return preparedQuery((q, p: { rows: string }) =>
+    q
+      .insertInto(table)
+      .columns(names as never)
+      .expression(q.selectFrom(jsonRows(q, p.rows, columns).as("r")).select(names as never) as never),
+  ) as PreparedQuery<{ rows: string }, never>;
+}
+
 const insertsOneRow = (compiled: CompiledQuery) =>
   compiled.query.kind === "InsertQueryNode" && (compiled.query as { values?: { values?: unknown[] } }).values?.values?.length === 1;
 

@@ -7,7 +7,7 @@ import type { ExpressionBuilder } from "kysely";
 import type { Event } from "../../generated/sqlite/client.ts";
 import { type Db, type Tx, typedSql } from "../../db/client.ts";
 import type { Row, Statement } from "../../db/direct-sql.ts";
-import { type DB, type TypedSql, dialectOf, everyColumn, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { type DB, type TypedSql, dialectOf, everyColumn, inListParam, insertJsonRows, preparedQuery } from "../../db/typed-sql.ts";
 
 /** An event as written: every column but `seq`, which the database hands out. */
 export type EventRow = Omit<Event, "seq">;
@@ -35,6 +35,7 @@ const EVENT_COLUMNS = {
   createdAt: "timestamp",
   fannedOutAt: "timestamp",
 } satisfies Record<keyof EventRow, string>;
+const insertEvents = insertJsonRows("Event", EVENT_COLUMNS);
 
 /** The insert of any number of events as one statement of a caller's batch (in the transaction of their changes). */
 export function insertEventsStatement(db: Db, rows: EventRow[]): Statement {
@@ -44,7 +45,7 @@ export function insertEventsStatement(db: Db, rows: EventRow[]): Statement {
     createdAt: direct.storedDate(row.createdAt),
     fannedOutAt: row.fannedOutAt && direct.storedDate(row.fannedOutAt),
   }));
-  return { text: direct.insertJsonRows("Event", EVENT_COLUMNS), params: [JSON.stringify(stored)] };
+  return insertEvents.statement(typedSql(db), { rows: JSON.stringify(stored) });
 }
 
 /** Inserts an event in a Prisma transaction, for callers whose change is written through Prisma. */

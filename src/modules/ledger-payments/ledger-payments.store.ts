@@ -6,7 +6,7 @@
 import type { LedgerPayment } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
 import type { Statement } from "../../db/direct-sql.ts";
-import { everyColumn, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { everyColumn, inListParam, insertJsonRows, preparedQuery } from "../../db/typed-sql.ts";
 import type { ServiceContext } from "../../context.ts";
 import { listOf, type PageRequest } from "../../db/list-page.ts";
 
@@ -39,6 +39,7 @@ const LEDGER_PAYMENT_COLUMNS = {
   assetCode: "text", assetIssuer: "text", sourceAssetCode: "text", sourceAssetIssuer: "text", memoType: "text", memo: "text",
   muxedId: "text", paymentId: "text", ledgerCreatedAt: "timestamp", createdAt: "timestamp",
 } satisfies Record<keyof LedgerPayment, string>;
+const insertLedgerPayments = insertJsonRows("LedgerPayment", LEDGER_PAYMENT_COLUMNS);
 
 /**
  * One INSERT of the operations seen in a batch (one statement, not one per operation: on PostgreSQL
@@ -52,7 +53,7 @@ export function recordLedgerPaymentsStatement(db: Db, rows: LedgerPayment[]): St
     ledgerCreatedAt: direct.storedDate(row.ledgerCreatedAt),
     createdAt: direct.storedDate(row.createdAt),
   }));
-  return { text: direct.insertJsonRows("LedgerPayment", LEDGER_PAYMENT_COLUMNS), params: [JSON.stringify(stored)] };
+  return insertLedgerPayments.statement(typedSql(db), { rows: JSON.stringify(stored) });
 }
 
 // ---- NetworkCursor: where a network's ledger-wide stream resumes

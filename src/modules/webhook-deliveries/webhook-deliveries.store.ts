@@ -1,7 +1,7 @@
 // Every read and write of the WebhookDelivery table and its WebhookAttempt rows. The API's reads of
 // one delivery are Prisma; the lists and the webhook worker's statements (webhooks/dispatcher.ts,
 // which runs after every write) are typed and prepared (db/typed-sql.ts). Rows of any number travel
-// as one JSON parameter (DirectSql.insertJsonRows), so those statements stay prepared too.
+// as one JSON parameter (typed-sql's insertJsonRows), so those statements stay prepared too.
 //
 // When a delivery is due is ONE condition, `dueForDelivery`, and whether a worker holds it is ONE,
 // `leaseFree`: the worker's "anything to do?", its claim and the manual retry all use them.
@@ -11,7 +11,7 @@ import { type ServiceContext, type Scope, inScope } from "../../context.ts";
 import { type Db, type Tx, typedSql } from "../../db/client.ts";
 import type { Row, Statement } from "../../db/direct-sql.ts";
 import { type InScope, type Page, type PageRequest, listOf } from "../../db/list-page.ts";
-import { type DB, type TypedSql, dialectOf, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { type DB, type TypedSql, dialectOf, inListParam, insertJsonRows, preparedQuery } from "../../db/typed-sql.ts";
 import { notFannedOut } from "../events/events.store.ts";
 import type { DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 
@@ -133,6 +133,8 @@ const ATTEMPT_COLUMNS = {
   responseBody: "text",
   error: "text",
 };
+const insertDeliveries = insertJsonRows("WebhookDelivery", DELIVERY_COLUMNS);
+const insertAttempts = insertJsonRows("WebhookAttempt", ATTEMPT_COLUMNS);
 
 /** Inserts the deliveries, any number, as one batch step. */
 export function insertDeliveriesStatement(sql: TypedSql, deliveries: NewDelivery[]): Statement {
@@ -140,13 +142,13 @@ export function insertDeliveriesStatement(sql: TypedSql, deliveries: NewDelivery
     const stamp = sql.direct.storedDate(d.createdAt);
     return { ...d, status: "pending" satisfies DeliveryStatus, nextRetryAt: stamp, createdAt: stamp, updatedAt: stamp };
   });
-  return { text: sql.direct.insertJsonRows("WebhookDelivery", DELIVERY_COLUMNS), params: [JSON.stringify(rows)] };
+  return insertDeliveries.statement(sql, { rows: JSON.stringify(rows) });
 }
 
 /** Inserts the attempts, any number, as one batch step. */
 export function insertAttemptsStatement(sql: TypedSql, attempts: WebhookAttempt[]): Statement {
   const rows = attempts.map((a) => ({ ...a, startedAt: sql.direct.storedDate(a.startedAt) }));
-  return { text: sql.direct.insertJsonRows("WebhookAttempt", ATTEMPT_COLUMNS), params: [JSON.stringify(rows)] };
+  return insertAttempts.statement(sql, { rows: JSON.stringify(rows) });
 }
 
 /** What an attempt's result sets on its delivery. */
