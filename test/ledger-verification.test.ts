@@ -138,6 +138,7 @@ describe("many payments in one ledger", () => {
     const draft = (await t.api("POST", "/invoices", { key: merchant.sandboxKey, body: { items } })).body;
     const invoice = (await t.api("POST", `/invoices/${draft.id}/finalize`, { key: merchant.sandboxKey })).body.invoice;
     const short = await createPayment({ amount: "5" });
+    const twiceShort = await createPayment({ amount: "4" });
     const over = await createPayment({ amount: "1" });
     const to = async (id: string) => (await readPayment(id)).payment_instructions.muxed_destination;
     const payer = await fundedPayer(wallet);
@@ -146,6 +147,8 @@ describe("many payments in one ledger", () => {
       payOp(await to(session.payment_intent_id), "2"),
       payOp(await to(invoice.payment_intent_id), "3"),
       payOp(await to(short.id), "2"),
+      payOp(await to(twiceShort.id), "1"),
+      payOp(await to(twiceShort.id), "0.5"),
       payOp(await to(over.id), "3"),
       payOp(merchant.wallet.publicKey(), "0.5"),
     ];
@@ -155,9 +158,11 @@ describe("many payments in one ledger", () => {
     const paid = [plain.id, session.payment_intent_id, invoice.payment_intent_id, over.id];
     for (const id of paid) expect(await waitForStatus(id, "completed")).toMatchObject({ tx_hash: sent.hash, late: false });
     expect(await readPayment(over.id)).toMatchObject({ amount_received: "3.0000000" });
+    // Each partial payment is credited with its own operations, in one statement for all of them.
     expect(await readPayment(short.id)).toMatchObject({ status: "pending", amount_received: "2.0000000" });
+    expect(await readPayment(twiceShort.id)).toMatchObject({ status: "pending", amount_received: "1.5000000" });
     const recorded = await t.database.db.ledgerPayment.findMany({ where: { txHash: sent.hash! }, orderBy: { operationId: "asc" } });
-    expect(recorded.map((r) => r.paymentId)).toEqual([...paid.slice(0, 3), short.id, over.id, null]);
+    expect(recorded.map((r) => r.paymentId)).toEqual([...paid.slice(0, 3), short.id, twiceShort.id, twiceShort.id, over.id, null]);
 
     const read = (path: string) => t.api("GET", path, { key: merchant.sandboxKey });
     expect((await read(`/checkout-sessions/${session.id}`)).body.status).toBe("complete");

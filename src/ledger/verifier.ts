@@ -10,7 +10,7 @@ import { type Asset, sameAsset } from "../shared/assets.ts";
 import { moveNetworkCursorStatement, recordLedgerPaymentsStatement, recordedOperations } from "../modules/ledger-payments/ledger-payments.store.ts";
 import { appendCompletions, type Completion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
 import { ledgerCompletes } from "../modules/payments/payment-states.ts";
-import { creditPaymentStatement, paymentsByMemoIds } from "../modules/payments/payments.store.ts";
+import { creditPaymentsStatement, paymentsByMemoIds } from "../modules/payments/payments.store.ts";
 import { crashPoint } from "../shared/crash-point.ts";
 import type { LedgerPaymentRecord, PaymentBatch } from "./ledger-source.ts";
 
@@ -106,9 +106,10 @@ export async function verifyLedgerPayments(
   const completing = [...credits.values()].filter((c) => c.completedBy).map((c) => c.payment.id);
   const relations = await loadCompletionRelations(db, completing);
   const completions: Completion[] = [];
+  const partial: { paymentId: string; stroops: bigint }[] = [];
   for (const { payment, amount, completedBy } of credits.values()) {
     if (!completedBy) {
-      steps.push(creditPaymentStatement(db, payment.id, amount, now));
+      partial.push({ paymentId: payment.id, stroops: amount });
       continue;
     }
     // From the status it was read in only: one that moved meanwhile fails the batch.
@@ -124,6 +125,7 @@ export async function verifyLedgerPayments(
       },
     });
   }
+  if (partial.length > 0) steps.push(creditPaymentsStatement(db, partial, now));
   if (completions.length > 0) appendCompletions(steps, deps, completions);
   const cursor = moveNetworkCursorStatement(db, networkPassphrase, nextCursor, now);
   // Test hook (TEST_CRASH_AT, set by tests only): the process dies inside the transaction, with the

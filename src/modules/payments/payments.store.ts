@@ -37,7 +37,7 @@ const openForLedger = (eb: PaymentColumns, lateSince: Date) =>
  * passes int64, but a running total of what arrived can, and an overflow would fail the ledger's
  * batch on PostgreSQL (stalling the stream) or turn the column into a float on SQLite.
  */
-const addStroops = (column: "amountReceived" | "Payment.amountReceived", stroops: bigint | Expression<unknown>) => {
+const addStroops = (column: "Payment.amountReceived", stroops: Expression<unknown>) => {
   const max = sql.raw(String(MAX_STROOPS));
   return sql<bigint>`CASE WHEN ${sql.ref(column)} > ${max} - ${stroops} THEN ${max} ELSE ${sql.ref(column)} + ${stroops} END`;
 };
@@ -164,16 +164,25 @@ const insert = preparedQuery((q, p: Payment) => q.insertInto("Payment").values(e
 /** INSERT of a new payment's complete row. */
 export const insertPaymentStatement = (db: Db, payment: Payment): Statement => insert.statement(typedSql(db), payment);
 
-const credit = preparedQuery((q, p: { id: string; stroops: bigint; now: Date }) =>
+/** One payment's credit, a row of creditPaymentsStatement's JSON (bigints as strings). */
+type CreditRow = { id: string; stroops: string };
+
+const credit = preparedQuery((q, p: { credits: unknown; now: Date }) =>
   q
     .updateTable("Payment")
-    .set({ amountReceived: addStroops("amountReceived", p.stroops), updatedAt: p.now })
-    .where("id", "=", p.id),
+    .from(jsonRows<CreditRow>(q, p.credits, { id: "text", stroops: "bigint" }).as("c"))
+    .set({ amountReceived: addStroops("Payment.amountReceived", sql.ref("c.stroops")), updatedAt: p.now })
+    .whereRef("Payment.id", "=", "c.id"),
 );
 
-/** Counts `stroops` that arrived on the ledger toward the payment, whatever its status. */
-export const creditPaymentStatement = (db: Db, paymentId: string, stroops: bigint, now: Date): Statement =>
-  credit.statement(typedSql(db), { id: paymentId, stroops: capStroops(stroops), now });
+/**
+ * Counts the stroops that arrived on the ledger toward each payment, whatever its status: one
+ * statement however many payments (a payment appears once; its stroops are what it received in all).
+ */
+export function creditPaymentsStatement(db: Db, credits: { paymentId: string; stroops: bigint }[], now: Date): Statement {
+  const rows = credits.map((c): CreditRow => ({ id: c.paymentId, stroops: capStroops(c.stroops).toString() }));
+  return credit.statement(typedSql(db), { credits: JSON.stringify(rows), now });
+}
 
 /** One payment's completion, a row of completePaymentsStatement's JSON (bigints as strings). */
 type CompletionRow = {
