@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { type Agent, Agent as HttpAgent, request as httpRequest } from "node:http";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config.ts";
+import { percentile } from "./lib/measure.ts";
 import { type ServiceUnderTest, startService } from "./lib/service.ts";
 
 const seconds = Number(process.env.ATTACK_SECONDS ?? 10);
@@ -112,7 +113,6 @@ async function prepareTarget(service: ServiceUnderTest): Promise<Target> {
   };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /** The victim reads one payment every VICTIM_INTERVAL_MS until `until`; its latencies and statuses. */
 async function victim(target: Target, until: number) {

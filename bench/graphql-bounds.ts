@@ -6,6 +6,7 @@
 // work) and a one-row `payments` page (what one database read adds). A refused operation that costs
 // what `{ __typename }` costs did no database work; the refused deep mutation also shows that
 // nothing executed: the customers it asks to create are counted afterwards.
+import { percentile } from "./lib/measure.ts";
 import { startService } from "./lib/service.ts";
 
 const REQUESTS = Number(process.env.BENCH_BOUNDS_REQUESTS ?? 300);
@@ -48,7 +49,6 @@ const OPERATIONS: { name: string; query: string; key: boolean; refused: boolean 
   },
 ];
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function main() {
   const service = await startService();

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { buildCheckoutUi } from "../checkout-ui/build.ts";
 import { launchBrowser } from "../test/support/browser.ts";
-import { measureFanOut, percentile, prepareDatabase } from "./lib/sse-fan-out.ts";
+import { percentile } from "./lib/measure.ts";
+import { measureFanOut, prepareDatabase } from "./lib/sse-fan-out.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "./lib/service.ts";
 
 const SUBSCRIBERS = Number(process.env.BENCH_SSE_SUBSCRIBERS ?? 10_000);

@@ -32,16 +32,13 @@ import { createOrganization, setSettlementWallet } from "../src/modules/organiza
 import { serve } from "../src/server.ts";
 import { WebhookDispatcher } from "../src/webhooks/dispatcher.ts";
 import { secretBoxOf } from "../src/webhooks/secret-box.ts";
+import { percentile } from "./lib/measure.ts";
 import { generateSecret, signatureHeaders } from "../src/webhooks/signing.ts";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5000);
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 1000);
 const ROUND_EVENTS = Number(process.env.BENCH_ROUND_EVENTS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 /** Operations per second of `fn` over about `ms` milliseconds. */
 function rate(fn: () => void, ms = 1000): number {

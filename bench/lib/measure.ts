@@ -59,5 +59,5 @@ export async function measure(options: LoadOptions, server: { cpuMs(): number | 
   };
 }
 
-/** The nearest-rank percentile `p` (0-100] of values sorted ascending. */
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+/** The nearest-rank percentile `p` (0-100] of values sorted ascending (NaN of none): every bench's one definition. */
+export const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;

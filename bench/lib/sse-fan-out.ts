@@ -13,6 +13,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { completePayment } from "../../src/modules/payments/payment-completion.ts";
 import type { ChildServer } from "./processes.ts";
+import { percentile } from "./measure.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "./service.ts";
 
 export type Dialect = "sqlite" | "postgresql";
@@ -45,7 +46,6 @@ const CONNECT_BATCH = 250;
 export const PG_URL = "postgresql://postgres@127.0.0.1:5432/test";
 
 const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** A fresh database: a schema on the local PostgreSQL, or a SQLite file in a temp dir. */
 export async function prepareDatabase(dialect: Dialect) {
