@@ -173,3 +173,17 @@ it("waits for a Prisma transaction holding the database instead of blocking it",
   const seqs = await t.database.db.event.findMany({ where: { resourceId: "pay_y" }, orderBy: { seq: "asc" }, select: { id: true } });
   expect(seqs.map((e) => e.id).sort()).toEqual(["evt_direct_second", "evt_prisma_first", "evt_prisma_third"]);
 });
+
+// A power cut cannot be staged here; what makes a commit survive one is this setting of every
+// connection that writes: SQLite syncs the WAL at each commit only with synchronous = FULL
+// (better-sqlite3's build would leave it at NORMAL), PostgreSQL waits for its WAL flush with
+// synchronous_commit on.
+it("commits durably: every connection that writes syncs at each commit", async () => {
+  const setting =
+    t.database.dialect === "sqlite"
+      ? { query: "PRAGMA synchronous", durable: [{ synchronous: 2n }] }
+      : { query: "SHOW synchronous_commit", durable: [{ synchronous_commit: "on" }] };
+  const [direct] = await directSql(t.database.db).batch([{ text: setting.query, params: [] }]);
+  expect(direct!.rows).toEqual(setting.durable);
+  expect(await t.database.db.$queryRawUnsafe(setting.query)).toEqual(setting.durable);
+});

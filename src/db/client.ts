@@ -7,7 +7,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/sqlite/client.ts";
 import { PrismaClient as PgPrismaClient } from "../generated/postgresql/client.ts";
 import type { Dialect } from "../config.ts";
-import { type DirectSql, openDirectSql } from "./direct-sql.ts";
+import { DURABLE_SQLITE_SYNC, type DirectSql, openDirectSql } from "./direct-sql.ts";
 import { type TypedSql, typedSqlOn } from "./typed-sql.ts";
 
 export type Db = PrismaClient;
@@ -29,13 +29,22 @@ export function postgresSchema(url: string): string {
   return new URL(url).searchParams.get("schema") ?? "public";
 }
 
+/** Prisma's SQLite connection, committing as durably as direct-sql's writer (DURABLE_SQLITE_SYNC). */
+class DurablePrismaBetterSQLite3 extends PrismaBetterSQLite3 {
+  override async connect() {
+    const adapter = await super.connect();
+    await adapter.executeRaw({ sql: `PRAGMA synchronous = ${DURABLE_SQLITE_SYNC}`, args: [], argTypes: [] });
+    return adapter;
+  }
+}
+
 export function openDatabase(url: string): Database {
   if (url.startsWith("file:")) {
     const path = sqlitePath(url);
     mkdirSync(dirname(path), { recursive: true });
     // WAL lets readers run beside the writer; the busy timeout makes concurrent writers wait their
     // turn instead of failing.
-    const adapter = new PrismaBetterSQLite3({ url: path, timeout: 10_000 });
+    const adapter = new DurablePrismaBetterSQLite3({ url: path, timeout: 10_000 });
     return withDirectSql(new PrismaClient({ adapter }), "sqlite", url);
   }
   const adapter = new PrismaPg({ connectionString: url, max: 20 }, { schema: postgresSchema(url) });

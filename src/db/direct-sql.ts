@@ -128,6 +128,14 @@ const SQLITE_BUSY_SPIN_MS = 5;
 const SQLITE_BUSY_RETRY_MS = 2;
 const SQLITE_BUSY_GIVE_UP_MS = 10_000;
 
+/**
+ * Every SQLite connection that writes commits with `synchronous = FULL`: in WAL mode that syncs the
+ * WAL at each commit, so a power cut or an OS crash loses no write that was acknowledged. SQLite's
+ * own default is FULL, but better-sqlite3 is built with NORMAL for WAL (synced only at checkpoints:
+ * safe from a process crash, not from a power cut).
+ */
+export const DURABLE_SQLITE_SYNC = "FULL";
+
 function sqliteDirectSql(path: string): DirectSql {
   // Reads on their own read-only connection: WAL lets it read beside any writer.
   const reader = new BetterSqlite3(path, { readonly: true, timeout: SQLITE_BUSY_GIVE_UP_MS });
@@ -143,6 +151,7 @@ function sqliteDirectSql(path: string): DirectSql {
   // of the workers' CPU); in memory it is a copy, and link visits went ~7,000 -> ~8,500/s. The
   // journal only serves the savepoint's rollback: durability is the WAL's business.
   writer.pragma("temp_store = MEMORY");
+  writer.pragma(`synchronous = ${DURABLE_SQLITE_SYNC}`);
   // better-sqlite3 binds `?`s by position only: each statement keeps which `$n` each `?` stands for
   // (none for text with `?`s already, as Kysely's SQLite compiler writes it: parameters in order).
   // Rows come as arrays and are made objects here: half the cost of better-sqlite3 making them.
