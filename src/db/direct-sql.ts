@@ -74,7 +74,6 @@ export function rowConverter<T>(model: string): (row: Row | undefined) => T | nu
   return convert(conversionsByType) as (row: Row | undefined) => T | null;
 }
 
-
 /** Dates as Prisma stores them: its SQLite adapter writes ISO text with `+00:00`. */
 const sqliteDate = (date: Date) => date.toISOString().replace("Z", "+00:00");
 /** Prisma's TIMESTAMP(3) columns hold UTC without a zone: written and read as UTC, never local time. */
