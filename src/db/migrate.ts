@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { type Db, directSql, postgresSchema, sqlitePath } from "./client.ts";
+import { DURABLE_SQLITE_SYNC } from "./direct-sql.ts";
 
 const migrationsRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "prisma", "migrations");
 const MIGRATION_LOCK_KEY = 7_265_431_001;
@@ -48,6 +49,7 @@ function migrateSqlite(path: string): string[] {
   const db = new BetterSqlite3(path, { timeout: 10_000 });
   try {
     db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${DURABLE_SQLITE_SYNC}`);
     db.exec(`CREATE TABLE IF NOT EXISTS "_migrations" ("name" TEXT PRIMARY KEY, "appliedAt" TEXT NOT NULL)`);
     const applied: string[] = [];
     const run = db.transaction(() => {
