@@ -7,7 +7,7 @@
 import { fileURLToPath } from "node:url";
 import { measure } from "./lib/measure.ts";
 import { startChildServer } from "./lib/processes.ts";
-import { startService } from "./lib/service.ts";
+import { graphqlPaymentBody, startService } from "./lib/service.ts";
 
 const service = await startService({ WORKERS: "1" });
 if (!service.databasePath) throw new Error("bench/floor.ts reads the service's SQLite file: run it without BENCH_DATABASE_URL");
@@ -28,7 +28,7 @@ const graphql = {
   path: "/graphql",
   method: "POST" as const,
   headers: { ...auth, "content-type": "application/json" },
-  body: JSON.stringify({ query: "query ($id: ID!) { payment(id: $id) { id amount status description metadata checkoutUrl createdAt expiresAt } }", variables: { id } }),
+  body: graphqlPaymentBody(id),
 };
 const servers = [
   ["GET by id: service", service, byId],

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { type Measurement, measure } from "./lib/measure.ts";
 import { startChildServer } from "./lib/processes.ts";
 import { type FanOut, type Dialect, PG_URL, measureFanOut } from "./lib/sse-fan-out.ts";
-import { type ServiceUnderTest, startService } from "./lib/service.ts";
+import { type ServiceUnderTest, graphqlPaymentBody, startService } from "./lib/service.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -65,10 +65,7 @@ async function figuresOf(service: ServiceUnderTest, paymentId: string): Promise<
         method: "POST",
         path: "/graphql",
         headers: json,
-        body: JSON.stringify({
-          query: "query ($id: ID!) { payment(id: $id) { id amount status description metadata checkoutUrl createdAt expiresAt } }",
-          variables: { id: paymentId },
-        }),
+        body: graphqlPaymentBody(paymentId),
       },
     },
   ];

@@ -33,6 +33,10 @@ export interface ServiceUnderTest {
   stop(): Promise<void>;
 }
 
+/** The body of GraphQL `payment(id)` as #14 measures it (bench:one-home, and bench/floor.ts against yoga's floor). */
+export const graphqlPaymentBody = (id: string): string =>
+  JSON.stringify({ query: "query ($id: ID!) { payment(id: $id) { id amount status description metadata checkoutUrl createdAt expiresAt } }", variables: { id } });
+
 const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
 
 /** The environment of the service as a child process: on 127.0.0.1, any free port, rate limits off, no drain on SIGTERM. */
