@@ -19,6 +19,14 @@ module.exports = {
       to: { path: `${DOORS}|${WORKERS}|${PROCESS}` },
     },
     {
+      name: "simulated-network-stands-alone",
+      severity: "error",
+      comment:
+        "the simulated network plays Stellar and Horizon: written apart from the service (its own amounts, its own checks), it cannot agree with a bug of the service's and hide it from the tests",
+      from: { path: "^src/ledger/simulated/" },
+      to: { path: "^src/", pathNot: "^src/ledger/simulated/" },
+    },
+    {
       name: "doors-and-workers-know-no-process",
       severity: "error",
       comment: "app.ts, the server, the cluster and the CLI wire the doors and workers, not the reverse",

@@ -1,6 +1,7 @@
 // Money inside the simulated network is integer stroops (bigint); the outside world sees Horizon's
 // 7-decimal strings. Prices are exact fractions. No floating point anywhere, so balances, fees and
-// order-book fills reproduce to the stroop.
+// order-book fills reproduce to the stroop. The service has its own (src/shared/money.ts) on purpose:
+// the network stands apart from what it tests (.dependency-cruiser.cjs, simulated-network-stands-alone).
 
 export const STROOPS_PER_UNIT = 10_000_000n;
 /** Stellar amounts are int64: the largest balance or limit an account can hold. */
