@@ -7,7 +7,7 @@ import type { IncomingMessage } from "node:http";
 const addresses = new WeakMap<Request, string>();
 
 /** Used where a request carries no socket (a test calling app.fetch directly). */
-export const UNKNOWN_ADDRESS = "unknown";
+const UNKNOWN_ADDRESS = "unknown";
 
 export function addressOfNodeRequest(req: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {

@@ -10,7 +10,7 @@ import { liveSessionIds } from "../modules/users/dashboard-sessions.store.ts";
 import { sessionLiveness } from "../modules/users/sessions.service.ts";
 import type { Logger } from "../shared/logger.ts";
 
-export const CREDENTIAL_CHECK_INTERVAL_MS = 1000;
+const CREDENTIAL_CHECK_INTERVAL_MS = 1000;
 
 /** The id of the scope's credential: its API key's or its session's (distinct prefixes, key_ and ses_). */
 const credentialOf = (scope: Scope) => (scope.principal.kind === "key" ? scope.principal.id : scope.principal.sessionId);

@@ -138,14 +138,14 @@ const BOUNDS_RULES: ValidationRule[] = [MaxDepthRule, MaxAliasesRule, MaxDirecti
 const judged = new WeakMap<DocumentNode, readonly GraphQLError[]>();
 
 /** The bounds alone: run before graphql's own rules, so a refused document is not validated further. */
-export function boundsErrors(schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[] {
+function boundsErrors(schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[] {
   let errors = judged.get(document);
   if (!errors) judged.set(document, (errors = validate(schema, document, BOUNDS_RULES)));
   return errors;
 }
 
 /** Rules that depend on who asks: no introspection for anonymous callers in production. */
-export const audienceRules = (audience: Audience): ValidationRule[] =>
+const audienceRules = (audience: Audience): ValidationRule[] =>
   audience === "anonymous" ? [NoSchemaIntrospectionCustomRule] : [];
 
 const suggestionsHidden = blockFieldSuggestionsPlugin();

@@ -53,7 +53,7 @@ export function operationPoints(document: DocumentNode, operationName?: string |
   return Math.max(1, points);
 }
 
-export function rateLimitedError(retryAfterSeconds: number): GraphQLError {
+function rateLimitedError(retryAfterSeconds: number): GraphQLError {
   // A plain GraphQLError (no originalError): graphql-sse ends a refused subscription's stream after it.
   const { message, code } = tooManyRequests();
   return new GraphQLError(message, { extensions: { code, retryAfter: retryAfterSeconds } });

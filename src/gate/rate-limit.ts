@@ -46,7 +46,7 @@ export interface RateLimits {
  * address, within the window, further logins are refused (whether or not the password is right)
  * until the window ends.
  */
-export const LOGIN_FAILURES = { perEmail: 5, perAddress: 20, windowSeconds: 15 * 60 } as const;
+const LOGIN_FAILURES = { perEmail: 5, perAddress: 20, windowSeconds: 15 * 60 } as const;
 
 /**
  * The table on PostgreSQL, with the library's columns (key, points, expire); a migration makes it

@@ -18,7 +18,7 @@ import type { LedgerNetworks, LedgerSource } from "./ledger-source.ts";
 import { SimulatedNetwork } from "./simulated/index.ts";
 import { createLedgerStreamer } from "./streamer.ts";
 
-export const SIMULATED_PATH = "/_sim";
+const SIMULATED_PATH = "/_sim";
 const SIMULATED_PUBLIC_PATH = `${SIMULATED_PATH}/public`;
 const TESTNET_FRIENDBOT = "https://friendbot.stellar.org";
 

@@ -31,7 +31,7 @@ export type VerificationOutcome =
 export const isSilent = (outcome: VerificationOutcome) => outcome === "ignored" || outcome === "duplicate";
 
 /** The correlation the payer attached: the muxed id of an M... destination, else an id memo. */
-export function correlationOf(record: LedgerPaymentRecord): string | null {
+function correlationOf(record: LedgerPaymentRecord): string | null {
   if (record.toMuxedId !== null) return record.toMuxedId;
   if (record.memoType === "id" && record.memo) return record.memo;
   return null;

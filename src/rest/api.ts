@@ -16,7 +16,7 @@ import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
 import { type Route, Router } from "./router.ts";
 import type { ApiRequest, ApiResponse } from "./transport.ts";
 
-export const API_PREFIX = "/api/v1";
+const API_PREFIX = "/api/v1";
 
 export const isApiPath = (path: string) => path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
 

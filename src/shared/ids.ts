@@ -6,7 +6,7 @@ const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;
 
 /** `size` cryptographically random bytes (a view into the pool: use them before the next call). */
-export function randomBytesFromPool(size: number): Buffer {
+function randomBytesFromPool(size: number): Buffer {
   if (poolOffset + size > pool.length) {
     randomFillSync(pool);
     poolOffset = 0;

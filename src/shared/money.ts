@@ -1,6 +1,6 @@
 // Money is integer stroops (1 XLM = 10^7 stroops) inside and 7-decimal strings outside. Never a float.
 
-export const STROOPS_PER_UNIT = 10_000_000n;
+const STROOPS_PER_UNIT = 10_000_000n;
 /** The largest amount Stellar can represent: 2^63 - 1 stroops. */
 export const MAX_STROOPS = 9_223_372_036_854_775_807n;
 export const AMOUNT_PATTERN = /^\d+(\.\d{1,7})?$/;

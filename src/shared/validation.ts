@@ -44,7 +44,7 @@ z.config({
 });
 
 /** The first problem of a failed parse, as a 400 whose message names the field. */
-export function validationError(error: z.ZodError, root = "body"): DomainError {
+function validationError(error: z.ZodError, root = "body"): DomainError {
   const issue = error.issues[0]!;
   if (issue.code === "unrecognized_keys") {
     const where = pathText(issue.path);

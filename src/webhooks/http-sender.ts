@@ -9,7 +9,7 @@ import https from "node:https";
 import { isIP } from "node:net";
 import { ForbiddenTargetError, bareHost, guardedLookup, isPrivateAddress } from "./ssrf-guard.ts";
 
-export const RESPONSE_BODY_LIMIT = 4096;
+const RESPONSE_BODY_LIMIT = 4096;
 
 export interface WebhookRequest {
   url: string;

@@ -11,11 +11,11 @@ export const SECRET_PREFIX = "whsec_";
 export const generateSecret = () => `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
 
 /** The spec's v1 digest: lowercase hex HMAC-SHA256 of "<timestamp>.<body>", keyed with the secret's UTF-8 bytes. */
-export const serviceDigest = (secret: string, timestamp: number, body: string) =>
+const serviceDigest = (secret: string, timestamp: number, body: string) =>
   createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex");
 
 /** The Standard Webhooks digest: base64 HMAC-SHA256 of "<id>.<timestamp>.<body>", keyed with the decoded secret. */
-export const standardDigest = (secret: string, messageId: string, timestamp: number, body: string) =>
+const standardDigest = (secret: string, messageId: string, timestamp: number, body: string) =>
   createHmac("sha256", Buffer.from(secret.slice(SECRET_PREFIX.length), "base64"))
     .update(`${messageId}.${timestamp}.${body}`)
     .digest("base64");

@@ -3,7 +3,7 @@
 // order-book fills reproduce to the stroop. The service has its own (src/shared/money.ts) on purpose:
 // the network stands apart from what it tests (.dependency-cruiser.cjs, simulated-network-stands-alone).
 
-export const STROOPS_PER_UNIT = 10_000_000n;
+const STROOPS_PER_UNIT = 10_000_000n;
 /** Stellar amounts are int64: the largest balance or limit an account can hold. */
 export const INT64_MAX = 9_223_372_036_854_775_807n;
 

@@ -60,7 +60,7 @@ export function parseEnvelope(envelopeXdr: string, networkPassphrase: string): E
 }
 
 /** No surge pricing here: every transaction pays the base fee per operation (+1 for a fee bump). */
-export const chargedFee = (envelope: Envelope): bigint =>
+const chargedFee = (envelope: Envelope): bigint =>
   BASE_FEE * BigInt(envelope.tx.operations.length + (envelope.feeBump ? 1 : 0));
 
 export interface ValidationContext {

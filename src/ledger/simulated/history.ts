@@ -44,7 +44,7 @@ export interface StoredOperation {
 }
 
 /** The operation types Horizon's /payments endpoints list. */
-export const PAYMENT_TYPES = new Set(["createAccount", "payment", "pathPaymentStrictReceive", "pathPaymentStrictSend", "accountMerge"]);
+const PAYMENT_TYPES = new Set(["createAccount", "payment", "pathPaymentStrictReceive", "pathPaymentStrictSend", "accountMerge"]);
 
 export const isPayment = (operation: StoredOperation): boolean => PAYMENT_TYPES.has(operation.op.type);
 

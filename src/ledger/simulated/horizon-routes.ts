@@ -60,7 +60,7 @@ type Handler = (ctx: RequestContext, params: string[]) => Response | Promise<Res
 
 const CORS = { "access-control-allow-origin": "*" };
 
-export const jsonResponse = (body: unknown, status = 200): Response =>
+const jsonResponse = (body: unknown, status = 200): Response =>
   new Response(JSON.stringify(body), {
     status,
     statusText: STATUS_CODES[status] ?? "",
@@ -415,7 +415,7 @@ const submitTransactionAsync: Handler = async (ctx) => {
 
 const FRIENDBOT_STARTING_BALANCE = 10_000n * 10_000_000n;
 
-export const friendbot = async (ctx: RequestContext): Promise<Response> => {
+const friendbot = async (ctx: RequestContext): Promise<Response> => {
   const address = ctx.url.searchParams.get("addr") ?? "";
   if (!isAccountId(address)) return problemResponse(problems.badRequest("addr", "base32 decode failed: illegal base32 data"));
   const submission = ctx.backend.friendbotFund(address, FRIENDBOT_STARTING_BALANCE);

@@ -80,7 +80,7 @@ const OP_CODE_EXCEPTIONS: Record<string, string> = {
 };
 
 /** Horizon's string for an operation result: "op_success", "op_no_trust", "op_over_source_max"... */
-export const horizonOpCode = (outcome: OpOutcome): string => OP_CODE_EXCEPTIONS[outcome.code] ?? `op_${snake(outcome.code)}`;
+const horizonOpCode = (outcome: OpOutcome): string => OP_CODE_EXCEPTIONS[outcome.code] ?? `op_${snake(outcome.code)}`;
 
 const TX_CODE_EXCEPTIONS: Record<string, string> = {
   txNoAccount: "tx_no_source_account",
@@ -88,7 +88,7 @@ const TX_CODE_EXCEPTIONS: Record<string, string> = {
 };
 
 /** Horizon's string for a transaction result: "tx_success", "tx_bad_seq", "tx_no_source_account"... */
-export const horizonTxCode = (code: TxCode): string => TX_CODE_EXCEPTIONS[code] ?? `tx${snake(code.slice(2))}`;
+const horizonTxCode = (code: TxCode): string => TX_CODE_EXCEPTIONS[code] ?? `tx${snake(code.slice(2))}`;
 
 // The generated XDR classes are looked up by name (`PaymentResult.paymentNoTrust()`), which the
 // SDK's typings cannot express; this is the one place that does it.

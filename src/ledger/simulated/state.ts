@@ -43,7 +43,7 @@ export const availableBalance = (account: AccountEntry): bigint => account.balan
 export const trustlineOf = (account: AccountEntry, asset: Asset): Trustline | undefined =>
   account.trustlines.get(assetKey(asset));
 
-export function cloneAccount(account: AccountEntry): AccountEntry {
+function cloneAccount(account: AccountEntry): AccountEntry {
   return {
     ...account,
     trustlines: new Map([...account.trustlines].map(([key, line]) => [key, { ...line }])),

@@ -34,7 +34,7 @@ const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 const keyEnvironment = (key: string): Environment => (key.startsWith(ENVIRONMENT_PREFIX.sandbox) ? "sandbox" : "production");
 
 /** A new key (returned in full this once) and its stored row's public part; `alongside(id)` is written with it. */
-export async function issueApiKey(
+async function issueApiKey(
   deps: Deps,
   input: { organizationId: string; environment: Environment; name?: string | null },
   alongside: (keyId: string) => Statement[] = () => [],

@@ -10,7 +10,7 @@ import { DomainError } from "../../errors.ts";
 import { httpStatusOf } from "../../rest/errors.ts";
 import { loadCheckout } from "./checkout.service.ts";
 
-export const CHECKOUT_UI_DIST = new URL("../../../checkout-ui/dist/", import.meta.url).pathname;
+const CHECKOUT_UI_DIST = new URL("../../../checkout-ui/dist/", import.meta.url).pathname;
 
 const PAGE_PATH = /^\/(?:c\/((?:pay|cs)_[0-9A-Za-z]{1,64})|i\/(inv_[0-9A-Za-z]{1,64}))\/?$/;
 const ASSET_PATH = /^\/c\/assets\/([0-9A-Za-z._-]+)$/;

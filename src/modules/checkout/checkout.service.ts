@@ -65,7 +65,7 @@ export interface CheckoutView {
 
 const PREFIXES = /^(pay|cs|inv|plink)_[0-9A-Za-z]{1,64}$/;
 
-export const explorerTxUrl = (sandbox: boolean, hash: string) =>
+const explorerTxUrl = (sandbox: boolean, hash: string) =>
   `https://stellar.expert/explorer/${sandbox ? "testnet" : "public"}/tx/${hash}`;
 
 /** The view of a checkout by its public id; unknown ids (and ids of other kinds) are Not found. */

@@ -17,7 +17,7 @@ import {
   storeIdempotentAnswer,
 } from "./idempotency.store.ts";
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60_000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** How long a duplicate waits for the first request before giving up with 409. */
 const WAIT_LIMIT_MS = 30_000;

@@ -32,7 +32,7 @@ import {
 const DEFAULT_DUE_IN_DAYS = 30;
 const DAY_MS = 24 * 60 * 60_000;
 
-export const formatInvoiceNumber = (sequence: number) => `INV-${String(sequence).padStart(6, "0")}`;
+const formatInvoiceNumber = (sequence: number) => `INV-${String(sequence).padStart(6, "0")}`;
 
 export async function createInvoice(ctx: ServiceContext, input: CreateInvoiceInput): Promise<InvoiceWithDetails> {
   const settings = await loadSettings(ctx, ctx.scope);

@@ -47,7 +47,7 @@ export function muxedAddress(address: string, memoId: string): string {
 }
 
 /** A SEP-7 `web+stellar:pay` URI; a plain destination with an id memo works in every SEP-7 wallet. */
-export function sep7PayUri(p: InstructionFields): string {
+function sep7PayUri(p: InstructionFields): string {
   const params: [string, string][] = [
     ["destination", p.settlementAddress],
     ["amount", formatStroops(p.amount)],

@@ -20,7 +20,7 @@ import type { PaymentStatus } from "./payments.inputs.ts";
 export const AWAITING_PAYMENT = ["pending", "failed"] as const satisfies readonly PaymentStatus[];
 
 /** The statuses a verified ledger payment covering the amount completes (expired ones late). */
-export const LEDGER_COMPLETES = [...AWAITING_PAYMENT, "expired"] as const satisfies readonly PaymentStatus[];
+const LEDGER_COMPLETES = [...AWAITING_PAYMENT, "expired"] as const satisfies readonly PaymentStatus[];
 
 /** How long after its expiry the ledger still watches a payment's wallet for late money. */
 export const LATE_WINDOW_MS = 24 * 60 * 60_000;

@@ -11,7 +11,7 @@ import { type Role, isRole } from "./roles.ts";
 import { mustSetUpTwoFactor } from "./two-factor.ts";
 import { userById } from "./users.store.ts";
 
-export const SESSION_COOKIE = "sp_session";
+const SESSION_COOKIE = "sp_session";
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000;
 /** lastSeenAt is written at most this often per session: not a write per request */

@@ -18,7 +18,7 @@ import { actorOf, auditStatement } from "../audit/audit.service.ts";
 import { ownerNoticeStatements } from "../audit/security-notice.ts";
 
 /** The one answer to a wrong email or password: it does not tell which. */
-export const LOGIN_REFUSED = "Invalid email or password";
+const LOGIN_REFUSED = "Invalid email or password";
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

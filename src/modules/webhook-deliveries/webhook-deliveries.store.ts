@@ -21,11 +21,11 @@ export type DeliveryWithAttempts = WebhookDelivery & { attempts: WebhookAttempt[
 type Deliveries = ExpressionBuilder<DB, "WebhookDelivery">;
 
 /** No worker holds the delivery: never leased, or its lease ran out (the worker died) at `now` or before. */
-export const leaseFree = (eb: Deliveries, now: Date) =>
+const leaseFree = (eb: Deliveries, now: Date) =>
   eb.or([eb("WebhookDelivery.leaseUntil", "is", null), eb("WebhookDelivery.leaseUntil", "<=", now)]);
 
 /** Due for delivery at `now`: pending, its (retry) time reached, and no worker holding it. */
-export const dueForDelivery = (eb: Deliveries, now: Date) =>
+const dueForDelivery = (eb: Deliveries, now: Date) =>
   eb.and([
     eb("WebhookDelivery.status", "=", "pending" satisfies DeliveryStatus),
     eb("WebhookDelivery.nextRetryAt", "<=", now),

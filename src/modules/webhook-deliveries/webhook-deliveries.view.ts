@@ -6,7 +6,7 @@ import type { DeliveryWithAttempts } from "./webhook-deliveries.store.ts";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export const webhookAttemptJsonSchema = z
+const webhookAttemptJsonSchema = z
   .object({
     number: z.int().min(1),
     started_at: timestampJsonSchema,

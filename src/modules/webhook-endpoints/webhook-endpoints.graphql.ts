@@ -19,7 +19,7 @@ import {
 } from "./webhook-endpoints.service.ts";
 import { listWebhookEndpoints } from "./webhook-endpoints.store.ts";
 
-export const WebhookEndpointType = builder.prismaObject("WebhookEndpoint", {
+const WebhookEndpointType = builder.prismaObject("WebhookEndpoint", {
   fields: (t) => ({
     id: t.exposeID("id"),
     url: t.exposeString("url"),

@@ -18,7 +18,7 @@ import {
 } from "./webhook-endpoints.store.ts";
 
 /** After a rotation the old secret keeps signing this long, so receivers can switch without a gap. */
-export const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
+const ROTATION_GRACE_MS = 24 * 60 * 60 * 1000;
 
 export interface EndpointWithSecret {
   endpoint: WebhookEndpoint;
