@@ -1,22 +1,20 @@
 // `npx tsx bench/floor.ts`: GET /api/v1/payments/{id} of the service next to the least such a GET
 // can cost on this machine (bench/lib/floor-server.ts: hash, two prepared reads, the same JSON) and
 // the bare hello-world, measured in the same run, so the service's distance to what is possible
-// here is known apart from the aim. The same for GraphQL payment(id): the service's /graphql next to
-// graphql-yoga with nothing of ours (bench/lib/floor-yoga-server.ts). Each server is one process
-// (the service with WORKERS=1).
+// here is known apart from the aim. The same for the list page (GET /payments?limit=20 of 1,000
+// payments, as bench:one-home holds), whose figure is a ratio to GET by id: the floor's own list/GET
+// ratio says how far that aim is reachable at all. And for GraphQL payment(id): the service's
+// /graphql next to graphql-yoga with nothing of ours (bench/lib/floor-yoga-server.ts). Each server is
+// one process (the service with WORKERS=1).
 import { fileURLToPath } from "node:url";
 import { measure } from "./lib/measure.ts";
 import { startChildServer } from "./lib/processes.ts";
-import { graphqlPaymentBody, startService } from "./lib/service.ts";
+import { createPayments, graphqlPaymentBody, startService } from "./lib/service.ts";
 
 const service = await startService({ WORKERS: "1" });
 if (!service.databasePath) throw new Error("bench/floor.ts reads the service's SQLite file: run it without BENCH_DATABASE_URL");
-const created = await fetch(`${service.url}/api/v1/payments`, {
-  method: "POST",
-  headers: { authorization: `Bearer ${service.liveKey}`, "content-type": "application/json" },
-  body: JSON.stringify({ amount: "12.5" }),
-});
-const { id } = (await created.json()) as { id: string };
+const ids = await createPayments(service, 1000);
+const id = ids[ids.length / 2]!;
 const script = (name: string) => fileURLToPath(new URL(`./lib/${name}`, import.meta.url));
 const floor = await startChildServer(process.execPath, ["--import", "tsx", script("floor-server.ts")], { DB_PATH: service.databasePath });
 const yogaFloor = await startChildServer(process.execPath, ["--import", "tsx", script("floor-yoga-server.ts")], { DB_PATH: service.databasePath });
@@ -24,31 +22,50 @@ const bare = await startChildServer(process.execPath, ["--import", "tsx", script
 
 const auth = { authorization: `Bearer ${service.liveKey}` };
 const byId = { path: `/api/v1/payments/${id}`, headers: auth };
+const list = { path: "/api/v1/payments?limit=20", headers: auth };
 const graphql = {
   path: "/graphql",
   method: "POST" as const,
   headers: { ...auth, "content-type": "application/json" },
   body: graphqlPaymentBody(id),
 };
+// Each answers what was asked (a GraphQL error would still be a 200): the payment, or the newest 20.
+const newest = ids[ids.length - 1]!;
 const servers = [
-  ["GET by id: service", service, byId],
-  ["GET by id: floor", floor, byId],
-  ["GraphQL payment(id): service", service, graphql],
-  ["GraphQL payment(id): yoga floor", yogaFloor, graphql],
-  ["bare hello-world", bare, byId],
+  ["GET by id: service", service, byId, id],
+  ["GET by id: floor", floor, byId, id],
+  ["list page: service", service, list, newest],
+  ["list page: floor", floor, list, newest],
+  ["GraphQL payment(id): service", service, graphql, id],
+  ["GraphQL payment(id): yoga floor", yogaFloor, graphql, id],
+  ["bare hello-world", bare, byId, null],
 ] as const;
 
 const rows: string[] = [];
+const rates = new Map<string, number>();
 try {
-  for (const [name, server, { path, ...request }] of servers) {
-    // Each answers the payment itself (a GraphQL error would still be a 200).
+  for (const [name, server, { path, ...request }, answers] of servers) {
     const answer = await (await fetch(`${server.url}${path}`, request)).text();
-    if (server !== bare && (!answer.includes(`"id":"${id}"`) || answer.includes('"errors"'))) throw new Error(`${name} did not answer the payment: ${answer}`);
+    if (answers && (!answer.includes(`"id":"${answers}"`) || answer.includes('"errors"'))) throw new Error(`${name} did not answer ${answers}: ${answer}`);
     const m = await measure({ url: `${server.url}${path}`, ...request, connections: 32, seconds: 6, warmupSeconds: 2 }, server);
     if (m.failures > 0) throw new Error(`${name}: ${m.failures} failed requests`);
+    rates.set(name, m.requestsPerSecond);
     rows.push(`| ${name} | ${Math.round(m.requestsPerSecond)} | ${m.cpuMsPerRequest?.toFixed(3) ?? "n/a"} |`);
   }
 } finally {
   await Promise.all([service.stop(), floor.stop(), yogaFloor.stop(), bare.stop()]);
 }
-console.log(["| server | req/s | server CPU ms/req |", "|---|---:|---:|", ...rows].join("\n"));
+const ratio = (of: string, to: string) => (rates.get(of)! / rates.get(to)!).toFixed(3);
+console.log(
+  [
+    "| server | req/s | server CPU ms/req |",
+    "|---|---:|---:|",
+    ...rows,
+    "",
+    "| ratio | service | floor |",
+    "|---|---:|---:|",
+    `| GET by id ÷ hello-world (#14: ≥ 0.33) | ${ratio("GET by id: service", "bare hello-world")} | ${ratio("GET by id: floor", "bare hello-world")} |`,
+    `| list page ÷ GET by id (#14: ≥ 0.5) | ${ratio("list page: service", "GET by id: service")} | ${ratio("list page: floor", "GET by id: floor")} |`,
+    `| GraphQL payment(id) ÷ hello-world (#14: ≥ 0.20) | ${ratio("GraphQL payment(id): service", "bare hello-world")} | ${ratio("GraphQL payment(id): yoga floor", "bare hello-world")} |`,
+  ].join("\n"),
+);

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { type Measurement, measure } from "./lib/measure.ts";
 import { startChildServer } from "./lib/processes.ts";
 import { type FanOut, type Dialect, PG_URL, measureFanOut } from "./lib/sse-fan-out.ts";
-import { type ServiceUnderTest, graphqlPaymentBody, startService } from "./lib/service.ts";
+import { type ServiceUnderTest, createPayments, graphqlPaymentBody, startService } from "./lib/service.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -69,21 +69,6 @@ async function figuresOf(service: ServiceUnderTest, paymentId: string): Promise<
       },
     },
   ];
-}
-
-async function createPayments(service: ServiceUnderTest, count: number): Promise<string[]> {
-  const post = async () => {
-    const res = await fetch(`${service.url}/api/v1/payments`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${service.liveKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ amount: "12.5", description: "Bench order", metadata: { order_id: "bench" } }),
-    });
-    if (res.status !== 201) throw new Error(`creating a payment failed: ${res.status} ${await res.text()}`);
-    return ((await res.json()) as { id: string }).id;
-  };
-  const ids: string[] = [];
-  for (let i = 0; i < count; i += 50) ids.push(...(await Promise.all(Array.from({ length: Math.min(50, count - i) }, post))));
-  return ids;
 }
 
 interface Row {

@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createSchema, createYoga } from "graphql-yoga";
 import { paymentJson } from "../../src/modules/payments/payments.view.ts";
-import { knownKey, paymentById } from "./floor-reads.ts";
+import { keyOwner, paymentById } from "./floor-reads.ts";
 
 const schema = createSchema<{ request: Request }>({
   typeDefs: /* GraphQL */ `
@@ -17,7 +17,7 @@ const schema = createSchema<{ request: Request }>({
   resolvers: {
     Query: {
       payment(_: unknown, { id }: { id: string }, { request }: { request: Request }) {
-        const found = knownKey(request.headers.get("authorization")) ? paymentById(id) : null;
+        const found = keyOwner(request.headers.get("authorization")) ? paymentById(id) : null;
         if (!found) return null;
         const json = paymentJson(found, "http://localhost");
         return { ...json, checkoutUrl: json.checkout_url, createdAt: json.created_at, expiresAt: json.expires_at };

@@ -37,6 +37,22 @@ export interface ServiceUnderTest {
 export const graphqlPaymentBody = (id: string): string =>
   JSON.stringify({ query: "query ($id: ID!) { payment(id: $id) { id amount status description metadata checkoutUrl createdAt expiresAt } }", variables: { id } });
 
+/** `count` payments of the live key, 50 at a time, as a merchant creates them; their ids in order. */
+export async function createPayments(service: ServiceUnderTest, count: number): Promise<string[]> {
+  const post = async () => {
+    const res = await fetch(`${service.url}/api/v1/payments`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${service.liveKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ amount: "12.5", description: "Bench order", metadata: { order_id: "bench" } }),
+    });
+    if (res.status !== 201) throw new Error(`creating a payment failed: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as { id: string }).id;
+  };
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 50) ids.push(...(await Promise.all(Array.from({ length: Math.min(50, count - i) }, post))));
+  return ids;
+}
+
 const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
 
 /** The environment of the service as a child process: on 127.0.0.1, any free port, rate limits off, no drain on SIGTERM. */
