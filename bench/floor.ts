@@ -1,11 +1,14 @@
-// `npx tsx bench/floor.ts`: GET /api/v1/payments/{id} of the service next to the least such a GET
-// can cost on this machine (bench/lib/floor-server.ts: hash, two prepared reads, the same JSON) and
-// the bare hello-world, measured in the same run, so the service's distance to what is possible
-// here is known apart from the aim. The same for the list page (GET /payments?limit=20 of 1,000
-// payments, as bench:one-home holds), whose figure is a ratio to GET by id: the floor's own list/GET
-// ratio says how far that aim is reachable at all. And for GraphQL payment(id): the service's
-// /graphql next to graphql-yoga with nothing of ours (bench/lib/floor-yoga-server.ts). Each server is
-// one process (the service with WORKERS=1).
+// `npx tsx bench/floor.ts`: the service's requests that #14 measures, each next to the least it can
+// cost on this machine, and the bare hello-world, measured in the same run, so the service's distance
+// to what is possible here is known apart from the aim:
+// - GET /api/v1/payments/{id} and the list page (GET /payments?limit=20 of 1,000 payments, as
+//   bench:one-home holds; its figure is a ratio to GET by id, so the floor's own list/GET ratio says
+//   how far that aim is reachable at all) against bench/lib/floor-server.ts (the key, prepared reads,
+//   the same JSON);
+// - POST /api/v1/payments against the same floor server running the service's own create without
+//   its door (no routing, validation, rate limit or scope checks);
+// - GraphQL payment(id) against graphql-yoga with nothing of ours (bench/lib/floor-yoga-server.ts).
+// Each server is one process (the service with WORKERS=1).
 import { fileURLToPath } from "node:url";
 import { measure } from "./lib/measure.ts";
 import { startChildServer } from "./lib/processes.ts";
@@ -23,21 +26,30 @@ const bare = await startChildServer(process.execPath, ["--import", "tsx", script
 const auth = { authorization: `Bearer ${service.liveKey}` };
 const byId = { path: `/api/v1/payments/${id}`, headers: auth };
 const list = { path: "/api/v1/payments?limit=20", headers: auth };
+const create = {
+  path: "/api/v1/payments",
+  method: "POST" as const,
+  headers: { ...auth, "content-type": "application/json" },
+  body: JSON.stringify({ amount: "12.5", description: "Bench order", metadata: { order_id: "bench" } }),
+};
 const graphql = {
   path: "/graphql",
   method: "POST" as const,
   headers: { ...auth, "content-type": "application/json" },
   body: graphqlPaymentBody(id),
 };
-// Each answers what was asked (a GraphQL error would still be a 200): the payment, or the newest 20.
-const newest = ids[ids.length - 1]!;
+// Each answers what was asked (a GraphQL error would still be a 200): the payment, the newest 20
+// (so the list comes before any create), a new payment.
+const newest = ((await (await fetch(`${service.url}${list.path}`, { headers: auth })).json()) as { payments: { id: string }[] }).payments[0]!.id;
 const servers = [
-  ["GET by id: service", service, byId, id],
-  ["GET by id: floor", floor, byId, id],
-  ["list page: service", service, list, newest],
-  ["list page: floor", floor, list, newest],
-  ["GraphQL payment(id): service", service, graphql, id],
-  ["GraphQL payment(id): yoga floor", yogaFloor, graphql, id],
+  ["GET by id: service", service, byId, `"id":"${id}"`],
+  ["GET by id: floor", floor, byId, `"id":"${id}"`],
+  ["list page: service", service, list, `"id":"${newest}"`],
+  ["list page: floor", floor, list, `"id":"${newest}"`],
+  ["GraphQL payment(id): service", service, graphql, `"id":"${id}"`],
+  ["GraphQL payment(id): yoga floor", yogaFloor, graphql, `"id":"${id}"`],
+  ["POST /payments: service", service, create, '"object":"payment_intent","amount":"12.5000000"'],
+  ["POST /payments: floor", floor, create, '"object":"payment_intent","amount":"12.5000000"'],
   ["bare hello-world", bare, byId, null],
 ] as const;
 
@@ -46,7 +58,7 @@ const rates = new Map<string, number>();
 try {
   for (const [name, server, { path, ...request }, answers] of servers) {
     const answer = await (await fetch(`${server.url}${path}`, request)).text();
-    if (answers && (!answer.includes(`"id":"${answers}"`) || answer.includes('"errors"'))) throw new Error(`${name} did not answer ${answers}: ${answer}`);
+    if (answers && (!answer.includes(answers) || answer.includes('"errors"'))) throw new Error(`${name} did not answer ${answers}: ${answer.slice(0, 300)}`);
     const m = await measure({ url: `${server.url}${path}`, ...request, connections: 32, seconds: 6, warmupSeconds: 2 }, server);
     if (m.failures > 0) throw new Error(`${name}: ${m.failures} failed requests`);
     rates.set(name, m.requestsPerSecond);
@@ -64,6 +76,7 @@ console.log(
     "",
     "| ratio | service | floor |",
     "|---|---:|---:|",
+    `| POST /payments ÷ hello-world (#14: ≥ 0.15) | ${ratio("POST /payments: service", "bare hello-world")} | ${ratio("POST /payments: floor", "bare hello-world")} |`,
     `| GET by id ÷ hello-world (#14: ≥ 0.33) | ${ratio("GET by id: service", "bare hello-world")} | ${ratio("GET by id: floor", "bare hello-world")} |`,
     `| list page ÷ GET by id (#14: ≥ 0.5) | ${ratio("list page: service", "GET by id: service")} | ${ratio("list page: floor", "GET by id: floor")} |`,
     `| GraphQL payment(id) ÷ hello-world (#14: ≥ 0.20) | ${ratio("GraphQL payment(id): service", "bare hello-world")} | ${ratio("GraphQL payment(id): yoga floor", "bare hello-world")} |`,

@@ -7,14 +7,15 @@ import { rowConverter } from "../../src/db/direct-sql.ts";
 import type { Payment } from "../../src/generated/sqlite/client.ts";
 
 const db = new BetterSqlite3(process.env.DB_PATH!, { readonly: true });
-const apiKey = db.prepare(`SELECT "organizationId", "environment" FROM "ApiKey" WHERE "hash" = ?`);
+const apiKey = db.prepare(`SELECT "id", "organizationId", "environment" FROM "ApiKey" WHERE "hash" = ?`);
 const payment = db.prepare(`SELECT * FROM "Payment" WHERE "id" = ?`).safeIntegers(true);
 const newestPayments = db
   .prepare(`SELECT * FROM "Payment" WHERE "organizationId" = ? AND "environment" = ? ORDER BY "createdAt" DESC, "id" DESC LIMIT ?`)
   .safeIntegers(true);
 const toPayment = rowConverter<Payment>("Payment");
 
-interface KeyOwner {
+export interface KeyOwner {
+  id: string;
   organizationId: string;
   environment: string;
 }
