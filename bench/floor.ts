@@ -12,7 +12,7 @@
 import { fileURLToPath } from "node:url";
 import { measure } from "./lib/measure.ts";
 import { startChildServer } from "./lib/processes.ts";
-import { createPayments, graphqlPaymentBody, startService } from "./lib/service.ts";
+import { benchPaymentBody, createPayments, graphqlPaymentBody, startService } from "./lib/service.ts";
 
 const service = await startService({ WORKERS: "1" });
 if (!service.databasePath) throw new Error("bench/floor.ts reads the service's SQLite file: run it without BENCH_DATABASE_URL");
@@ -30,7 +30,7 @@ const create = {
   path: "/api/v1/payments",
   method: "POST" as const,
   headers: { ...auth, "content-type": "application/json" },
-  body: JSON.stringify({ amount: "12.5", description: "Bench order", metadata: { order_id: "bench" } }),
+  body: benchPaymentBody,
 };
 const graphql = {
   path: "/graphql",

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { type Measurement, measure } from "./lib/measure.ts";
 import { startChildServer } from "./lib/processes.ts";
 import { type FanOut, type Dialect, PG_URL, measureFanOut } from "./lib/sse-fan-out.ts";
-import { type ServiceUnderTest, createPayments, graphqlPaymentBody, startService } from "./lib/service.ts";
+import { type ServiceUnderTest, benchPaymentBody, createPayments, graphqlPaymentBody, startService } from "./lib/service.ts";
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -53,7 +53,7 @@ async function figuresOf(service: ServiceUnderTest, paymentId: string): Promise<
       name: "POST /api/v1/payments",
       aim: 0.15,
       against: "bare",
-      request: { method: "POST", path: "/api/v1/payments", headers: json, body: JSON.stringify({ amount: "12.5", description: "Bench order", metadata: { order_id: "bench" } }) },
+      request: { method: "POST", path: "/api/v1/payments", headers: json, body: benchPaymentBody },
     },
     { name: byId, aim: 0.33, against: "bare", request: { method: "GET", path: `/api/v1/payments/${paymentId}`, headers: auth } },
     { name: "GET /api/v1/payments?limit=20", aim: 0.5, against: byId, request: { method: "GET", path: "/api/v1/payments?limit=20", headers: auth } },

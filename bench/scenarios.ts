@@ -2,7 +2,7 @@
 // service (create what the request needs) and returns the request autocannon repeats. `aim` is the
 // least acceptable rate as a fraction of the bare node:http server's rate for the same request shape.
 import type autocannon from "autocannon";
-import type { ServiceUnderTest } from "./lib/service.ts";
+import { type ServiceUnderTest, benchPaymentBody } from "./lib/service.ts";
 
 export interface BenchRequest {
   method: "GET" | "POST";
@@ -32,7 +32,7 @@ export const scenarios: Scenario[] = [
         method: "POST",
         path: "/api/v1/payments",
         headers: jsonHeaders(service.liveKey),
-        body: JSON.stringify({ amount: "12.5", description: "Bench order", metadata: { order_id: "bench" } }),
+        body: benchPaymentBody,
       };
     },
   },

@@ -37,13 +37,16 @@ export interface ServiceUnderTest {
 export const graphqlPaymentBody = (id: string): string =>
   JSON.stringify({ query: "query ($id: ID!) { payment(id: $id) { id amount status description metadata checkoutUrl createdAt expiresAt } }", variables: { id } });
 
-/** `count` payments of the live key, 50 at a time, as a merchant creates them; their ids in order. */
+/** The body of every bench's POST /payments: a payment as a shop makes one, with a description and metadata. */
+export const benchPaymentBody = JSON.stringify({ amount: "12.5", description: "Bench order", metadata: { order_id: "bench" } });
+
+/** `count` payments of the live key, 50 at a time; their ids (within a batch of 50, not in creation order). */
 export async function createPayments(service: ServiceUnderTest, count: number): Promise<string[]> {
   const post = async () => {
     const res = await fetch(`${service.url}/api/v1/payments`, {
       method: "POST",
       headers: { authorization: `Bearer ${service.liveKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ amount: "12.5", description: "Bench order", metadata: { order_id: "bench" } }),
+      body: benchPaymentBody,
     });
     if (res.status !== 201) throw new Error(`creating a payment failed: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { id: string }).id;
