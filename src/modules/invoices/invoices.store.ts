@@ -176,9 +176,19 @@ export async function voidInvoiceIn(tx: Tx, id: string, now: Date): Promise<bool
   return count === 1;
 }
 
-/** As findInvoiceWithDetails, inside a Prisma transaction. */
-export const findInvoiceWithDetailsIn = (tx: Tx, id: string): Promise<InvoiceWithDetails | null> =>
-  tx.invoice.findUnique({ where: { id }, include: invoiceInclude });
+/**
+ * As findInvoiceWithDetails, inside a Prisma transaction: one read after the other. Prisma reads an
+ * include's relations side by side, which sends them at once on the transaction's one connection
+ * (node-postgres deprecates that; pg 9 refuses it).
+ */
+export async function findInvoiceWithDetailsIn(tx: Tx, id: string): Promise<InvoiceWithDetails | null> {
+  const invoice = await tx.invoice.findUnique({ where: { id } });
+  if (!invoice) return null;
+  const items = await tx.invoiceItem.findMany({ where: { invoiceId: id }, orderBy: invoiceInclude.items.orderBy });
+  const payment = invoice.paymentId ? await tx.payment.findUnique({ where: { id: invoice.paymentId } }) : null;
+  const checkoutSession = invoice.checkoutSessionId ? await tx.checkoutSession.findUnique({ where: { id: invoice.checkoutSessionId } }) : null;
+  return { ...invoice, items, payment, checkoutSession };
+}
 
 // ---- Lists (db/list-page.ts)
 
