@@ -6,7 +6,7 @@ import { request as httpRequest } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { Networks } from "@stellar/stellar-sdk";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { childPids, isAlive, workerPids } from "../bench/lib/processes.ts";
+import { isAlive, workerPids } from "../bench/lib/processes.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { serve } from "../src/server.ts";

@@ -11,7 +11,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Networks } from "@stellar/stellar-sdk";
 import { expect, it } from "vitest";
-import { type ChildServer, childPids, isAlive, workerPids } from "../bench/lib/processes.ts";
+import { type ChildServer, isAlive, workerPids } from "../bench/lib/processes.ts";
 import { prepareMerchant, serviceEnv, startServiceProcess } from "../bench/lib/service.ts";
 import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { serve } from "../src/server.ts";

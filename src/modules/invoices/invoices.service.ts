@@ -18,7 +18,7 @@ import { preparePayment, requireCustomer, retryOnMemoCollision } from "../paymen
 import { newCheckoutSessionWrites } from "../checkout-sessions/checkout-sessions.service.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
 import type { CreateInvoiceInput, InvoiceStatus } from "./invoices.inputs.ts";
-import { type InvoiceWithDetails, invoiceInclude, invoiceJson } from "./invoices.view.ts";
+import { type InvoiceWithDetails, invoiceJson } from "./invoices.view.ts";
 import {
   finalizeInvoiceStatement,
   markInvoiceSentStatement,

@@ -6,7 +6,7 @@
 import type { LedgerPayment } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
 import type { Statement } from "../../db/direct-sql.ts";
-import { everyColumn, inListParam, insertJsonRows, preparedQuery } from "../../db/typed-sql.ts";
+import { inListParam, insertJsonRows, preparedQuery } from "../../db/typed-sql.ts";
 import type { ServiceContext } from "../../context.ts";
 import { listOf, type PageRequest } from "../../db/list-page.ts";
 

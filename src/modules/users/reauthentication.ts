@@ -1,6 +1,6 @@
 // Proving again to be the session's user before a sensitive action (a role, a settlement wallet, a
 // live key): the password, and the code with two-factor sign-in on. Failures count as failed logins.
-import type { Scope, ServiceContext } from "../../context.ts";
+import type { ServiceContext } from "../../context.ts";
 import { badRequest, tooManyRequests, unauthorized } from "../../errors.ts";
 import { MAX_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
 import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";

@@ -1,7 +1,7 @@
 // Dashboard users: created by the operator CLI (the first owner) or by an owner/admin; signing in,
 // out, changing one's password, and managing the team's roles.
 import type { User } from "../../generated/sqlite/client.ts";
-import type { Deps, Scope, ServiceContext } from "../../context.ts";
+import type { Deps, ServiceContext } from "../../context.ts";
 import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from "../../errors.ts";
 import { randomBase62 } from "../../shared/ids.ts";
 import { requireOrganization } from "../organizations/organizations.service.ts";
