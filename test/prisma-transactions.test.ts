@@ -1,6 +1,6 @@
 // A Prisma transaction holds one database connection; a query plan that reads relations side by side
 // (an `include` of several) sends them at once on it. node-postgres queues them today but deprecates
-// it ("Calling client.query() when the client is already executing a query", an error in pg 9), so
+// it ("Calling client.query() when the client is already executing a query", removed in pg 9), so
 // the service's transactions send one query at a time. Watched at Prisma's driver adapter.
 import { expect, it } from "vitest";
 import { failPayment } from "../src/modules/payments/payment-failure.ts";

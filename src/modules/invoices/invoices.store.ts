@@ -179,7 +179,7 @@ export async function voidInvoiceIn(tx: Tx, id: string, now: Date): Promise<bool
 /**
  * As findInvoiceWithDetails, inside a Prisma transaction: one read after the other. Prisma reads an
  * include's relations side by side, which sends them at once on the transaction's one connection
- * (node-postgres deprecates that; pg 9 refuses it).
+ * (node-postgres deprecates that, and pg 9 drops the queue that makes it work).
  */
 export async function findInvoiceWithDetailsIn(tx: Tx, id: string): Promise<InvoiceWithDetails | null> {
   const invoice = await tx.invoice.findUnique({ where: { id } });
