@@ -2,6 +2,7 @@
 // on Prisma, whose client spends about 1 ms of CPU a query here (README, "How the hot paths are
 // built"). Prisma's queries are counted at its driver adapter, for both dialects.
 import { expect, it } from "vitest";
+import { GRAPHQL_PAYMENT_QUERY } from "../bench/lib/service.ts";
 import { watchPrismaQueries } from "./support/prisma-queries.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
 
@@ -23,7 +24,7 @@ it("creates, reads and lists payments over REST and reads one over GraphQL witho
   expect(await prismaQueriesOf(() => t.api("POST", "/payments", { key, body }), 201)).toBe(0);
   expect(await prismaQueriesOf(() => t.api("GET", `/payments/${id}`, { key }), 200)).toBe(0);
   expect(await prismaQueriesOf(() => t.api("GET", "/payments?limit=20", { key }), 200)).toBe(0);
-  const graphql = () => t.graphql("query ($id: ID!) { payment(id: $id) { id amount status description metadata checkoutUrl createdAt expiresAt } }", { id }, key);
+  const graphql = () => t.graphql(GRAPHQL_PAYMENT_QUERY, { id }, key);
   expect(await prismaQueriesOf(graphql, 200)).toBe(0);
   expect((await graphql()).body.data.payment.id).toBe(id);
 });

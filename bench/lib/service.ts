@@ -33,9 +33,11 @@ export interface ServiceUnderTest {
   stop(): Promise<void>;
 }
 
-/** The body of GraphQL `payment(id)` as #14 measures it (bench:one-home, and bench/floor.ts against yoga's floor). */
-export const graphqlPaymentBody = (id: string): string =>
-  JSON.stringify({ query: "query ($id: ID!) { payment(id: $id) { id amount status description metadata checkoutUrl createdAt expiresAt } }", variables: { id } });
+/** GraphQL `payment(id)` as #14 measures it (bench:one-home, bench/floor.ts, test/prisma-off-hot-paths.test.ts). */
+export const GRAPHQL_PAYMENT_QUERY = "query ($id: ID!) { payment(id: $id) { id amount status description metadata checkoutUrl createdAt expiresAt } }";
+
+/** The body of that query for payment `id`. */
+export const graphqlPaymentBody = (id: string): string => JSON.stringify({ query: GRAPHQL_PAYMENT_QUERY, variables: { id } });
 
 /** The body of every bench's POST /payments: a payment as a shop makes one, with a description and metadata. */
 export const benchPaymentBody = JSON.stringify({ amount: "12.5", description: "Bench order", metadata: { order_id: "bench" } });
