@@ -49,6 +49,8 @@ async function issueApiKey(
     name,
     prefix: key.slice(0, PREFIX_LENGTH),
     hash: hashKey(key),
+    role: "admin",
+    createdById: null,
     createdAt: deps.clock.now(),
     lastUsedAt: null,
     revokedAt: null,

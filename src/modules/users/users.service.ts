@@ -51,7 +51,7 @@ export const publicUser = (user: User) => ({
 /** The row of a new user, without two-factor sign-in. */
 export function newUserRow(deps: Pick<Deps, "clock" | "ids">, input: Pick<User, "organizationId" | "email" | "role" | "passwordHash">): User {
   const now = deps.clock.now();
-  return { id: deps.ids.newId("usr"), ...input, totpSecret: null, totpEnabledAt: null, recoveryCodeHashes: null, createdAt: now, updatedAt: now };
+  return { id: deps.ids.newId("usr"), ...input, totpSecret: null, totpEnabledAt: null, recoveryCodeHashes: null, totpLastStep: null, createdAt: now, updatedAt: now };
 }
 
 /**
