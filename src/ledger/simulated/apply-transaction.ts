@@ -220,9 +220,10 @@ export function applyTransaction(envelope: Envelope, state: LedgerState, ledger:
 
   // Each operation in its own child scope (dropped if it fails); the whole lot commits only if all succeed.
   const txScope = new LedgerOverlay(state);
-  const outcomes = envelope.tx.operations.map((op) => {
+  const outcomes = envelope.tx.operations.map((op, index) => {
     const opScope = txScope.child();
-    const outcome = applyOperation(op, opScope, { ledger, closeTime, source: operationSource(op, envelope.tx.source) });
+    const claimableBalanceId = () => envelope.tx.getClaimableBalanceId(index);
+    const outcome = applyOperation(op, opScope, { ledger, closeTime, source: operationSource(op, envelope.tx.source), claimableBalanceId });
     if (outcome.code === "success") opScope.commit(ledger, closeTime);
     return outcome;
   });

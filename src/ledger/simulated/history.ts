@@ -51,6 +51,8 @@ export const isPayment = (operation: StoredOperation): boolean => PAYMENT_TYPES.
 function operationParticipants(op: Operation, source: AccountRef): string[] {
   const accounts = new Set([source.account]);
   if ("destination" in op && typeof op.destination === "string") accounts.add(accountRef(op.destination).account);
+  // A claimable balance's claimants see it among their operations, as on Horizon.
+  if (op.type === "createClaimableBalance") for (const claimant of op.claimants) accounts.add(claimant.destination);
   return [...accounts];
 }
 

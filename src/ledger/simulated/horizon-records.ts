@@ -4,7 +4,7 @@ import { type Asset, type Memo, xdr } from "@stellar/stellar-sdk";
 import { formatAmount, parseAmount } from "./amounts.ts";
 import { type AccountRef, accountRef, assetFields } from "./assets.ts";
 import type { StoredLedger, StoredOperation, StoredTransaction } from "./history.ts";
-import { type AccountEntry, BASE_FEE, BASE_RESERVE, subentryCount } from "./state.ts";
+import { type AccountEntry, BASE_FEE, BASE_RESERVE, type ClaimableBalanceEntry, subentryCount } from "./state.ts";
 
 type Json = Record<string, unknown>;
 
@@ -59,7 +59,7 @@ export function accountRecord(base: string, account: AccountEntry): Json {
     ],
     signers: [{ weight: 1, key: account.id, type: "ed25519_public_key" }],
     data: Object.fromEntries([...account.data].map(([key, value]) => [key, value.toString("base64")])),
-    num_sponsoring: 0,
+    num_sponsoring: account.numSponsoring,
     num_sponsored: 0,
     paging_token: account.id,
   };
@@ -211,11 +211,60 @@ export function operationRecord(base: string, stored: StoredOperation, embedTran
     case "bumpSequence":
       Object.assign(record, { bump_to: op.bumpTo });
       break;
+    case "createClaimableBalance":
+      Object.assign(record, {
+        asset: canonicalAsset(op.asset),
+        amount: amount(op.amount),
+        sponsor: source.account,
+        claimants: op.claimants.map((c) => ({ destination: c.destination, predicate: predicateJson(c.predicate) })),
+      });
+      break;
+    case "claimClaimableBalance":
+      Object.assign(record, { balance_id: op.balanceId.toLowerCase(), claimant: source.account, ...muxedFields("claimant", source) });
+      break;
     default:
       break;
   }
   if (embedTransaction) record.transaction = transactionRecord(base, transaction);
   return record;
+}
+
+/** Horizon's asset string in claimable balance records: "native" or "CODE:ISSUER". */
+const canonicalAsset = (asset: Asset) => (asset.isNative() ? "native" : `${asset.getCode()}:${asset.getIssuer()}`);
+
+/** A claim predicate as Horizon renders it. */
+function predicateJson(predicate: xdr.ClaimPredicate): Json {
+  switch (predicate.switch().name) {
+    case "claimPredicateAnd":
+      return { and: predicate.andPredicates().map(predicateJson) };
+    case "claimPredicateOr":
+      return { or: predicate.orPredicates().map(predicateJson) };
+    case "claimPredicateNot":
+      return { not: predicateJson(predicate.notPredicate()!) };
+    case "claimPredicateBeforeAbsoluteTime": {
+      const seconds = Number(predicate.absBefore().toString());
+      return { abs_before: horizonTime(new Date(Math.min(seconds, 253402300799) * 1000)), abs_before_epoch: predicate.absBefore().toString() };
+    }
+    case "claimPredicateBeforeRelativeTime":
+      return { rel_before: predicate.relBefore().toString() };
+    default:
+      return { unconditional: true };
+  }
+}
+
+/** A claimable balance record (GET /claimable_balances/{id}). */
+export function claimableBalanceRecord(base: string, balance: ClaimableBalanceEntry): Json {
+  return {
+    _links: { self: link(`${base}/claimable_balances/${balance.id}`) },
+    id: balance.id,
+    asset: canonicalAsset(balance.asset),
+    amount: formatAmount(balance.amount),
+    sponsor: balance.sponsor,
+    last_modified_ledger: balance.lastModifiedLedger,
+    claimants: balance.claimants.map((c) => ({ destination: c.destination, predicate: predicateJson(c.predicate) })),
+    flags: { clawback_enabled: false },
+    paging_token: balance.id,
+  };
 }
 
 export function ledgerRecord(base: string, ledger: StoredLedger): Json {

@@ -9,6 +9,7 @@ import { type History, type StoredOperation, type StoredTransaction, isPayment }
 import {
   type Problem,
   accountRecord,
+  claimableBalanceRecord,
   horizonTime,
   ledgerRecord,
   operationRecord,
@@ -309,6 +310,23 @@ const accountData: Handler = (ctx, [id = "", key = ""]) => {
   return value ? jsonResponse({ value: value.toString("base64") }) : problemResponse(problems.notFound());
 };
 
+const claimableBalance: Handler = (ctx, [id = ""]) => {
+  const found = ctx.backend.state.claimableBalances.get(id.toLowerCase());
+  return found ? jsonResponse(claimableBalanceRecord(ctx.base, found)) : problemResponse(problems.notFound());
+};
+
+/** GET /claimable_balances?claimant=G...: the balances an account may claim (one page: the simulated network holds few). */
+const claimableBalances: Handler = (ctx) => {
+  const claimant = ctx.url.searchParams.get("claimant") ?? "";
+  const invalid = invalidAccount(claimant);
+  if (invalid) return invalid;
+  const records = [...ctx.backend.state.claimableBalances.values()]
+    .filter((balance) => balance.claimants.some((c) => c.destination === claimant))
+    .map((balance) => claimableBalanceRecord(ctx.base, balance));
+  const self = `${ctx.base}/claimable_balances?claimant=${claimant}`;
+  return jsonResponse(pageRecord({ self, next: self, prev: self }, records));
+};
+
 const transaction: Handler = (ctx, [hash = ""]) => {
   const tx = ctx.backend.history.transaction(hash);
   return tx ? jsonResponse(transactionRecord(ctx.base, tx, hash.toLowerCase())) : problemResponse(problems.notFound());
@@ -556,6 +574,8 @@ const ROUTES: [method: string, pattern: RegExp, handler: Handler][] = [
   ["GET", /^\/ledgers\/(\d{1,10})$/, ledger],
   ["GET", /^\/ledgers\/(\d{1,10})\/(payments|operations|transactions)$/, ledgerCollection],
   ["GET", /^\/operations\/([^/]+)$/, operation],
+  ["GET", /^\/claimable_balances\/?$/, claimableBalances],
+  ["GET", /^\/claimable_balances\/([0-9a-fA-F]{72})$/, claimableBalance],
   ["POST", /^\/transactions$/, submitTransaction],
   ["POST", /^\/transactions_async$/, submitTransactionAsync],
   ["GET", /^\/paths\/strict-receive$/, strictReceivePaths],

@@ -2,7 +2,7 @@
 // Two phases, as in stellar-core: checkOperation() is the static validity check done when a
 // transaction is submitted (a malformed operation gets the transaction rejected without a fee), and
 // applyOperation() runs when the ledger closes, against the state the ledger has by then.
-import { Asset, type Operation } from "@stellar/stellar-sdk";
+import { Asset, type Claimant, type Operation, xdr } from "@stellar/stellar-sdk";
 import { INT64_MAX, InvalidAmountError, parseAmount } from "./amounts.ts";
 import { type AccountRef, accountRef, assetKey } from "./assets.ts";
 import { convertStrictReceive, convertStrictSend } from "./order-book.ts";
@@ -10,6 +10,10 @@ import type { OpOutcome, OpReason, PathPaymentSuccess } from "./result-xdr.ts";
 import { type LedgerOverlay, BASE_RESERVE, availableBalance, minimumBalance, newAccount, trustlineOf } from "./state.ts";
 
 const MAX_PATH_LENGTH = 5;
+/** stellar-core's limit of claimants per claimable balance. */
+const MAX_CLAIMANTS = 10;
+/** The hex of a ClaimableBalanceId XDR: type v0 ("00000000") and a 32-byte hash. */
+const BALANCE_ID = /^00000000[0-9a-f]{64}$/i;
 
 /** Signed amount from the SDK's decimal string; undefined if it is not a valid amount at all. */
 function amountOf(text: string): bigint | undefined {
@@ -62,8 +66,76 @@ export function checkOperation(op: Operation, source: AccountRef): OpOutcome | n
       return null;
     case "bumpSequence":
       return BigInt(op.bumpTo) < 0n ? fail("badSeq") : null;
+    case "createClaimableBalance": {
+      const destinations = op.claimants.map((claimant) => claimant.destination);
+      const wellFormed =
+        positive(op.amount) && destinations.length > 0 && destinations.length <= MAX_CLAIMANTS && new Set(destinations).size === destinations.length;
+      return wellFormed && op.claimants.every((claimant) => predicateWellFormed(claimant.predicate, 1)) ? null : fail("malformed");
+    }
+    case "claimClaimableBalance":
+      // A malformed id does not decode; stellar-core finds no such balance.
+      return BALANCE_ID.test(op.balanceId) ? null : fail("doesNotExist");
     default:
       return { type: op.type, code: "opNotSupported" };
+  }
+}
+
+/** stellar-core's check of a claim predicate: at most 4 levels, and/or of two, no negative times. */
+function predicateWellFormed(predicate: xdr.ClaimPredicate, depth: number): boolean {
+  if (depth > 4) return false;
+  switch (predicate.switch().name) {
+    case "claimPredicateUnconditional":
+      return true;
+    case "claimPredicateAnd":
+      return predicate.andPredicates().length === 2 && predicate.andPredicates().every((p) => predicateWellFormed(p, depth + 1));
+    case "claimPredicateOr":
+      return predicate.orPredicates().length === 2 && predicate.orPredicates().every((p) => predicateWellFormed(p, depth + 1));
+    case "claimPredicateNot": {
+      const inner = predicate.notPredicate();
+      return inner !== null && inner !== undefined && predicateWellFormed(inner, depth + 1);
+    }
+    case "claimPredicateBeforeAbsoluteTime":
+      return BigInt(predicate.absBefore().toString()) >= 0n;
+    case "claimPredicateBeforeRelativeTime":
+      return BigInt(predicate.relBefore().toString()) >= 0n;
+    default:
+      return false;
+  }
+}
+
+/** The predicate as kept in the ledger: relative times become absolute from the close time (as stellar-core does). */
+function absolutePredicate(predicate: xdr.ClaimPredicate, closeSeconds: bigint): xdr.ClaimPredicate {
+  switch (predicate.switch().name) {
+    case "claimPredicateAnd":
+      return xdr.ClaimPredicate.claimPredicateAnd(predicate.andPredicates().map((p) => absolutePredicate(p, closeSeconds)));
+    case "claimPredicateOr":
+      return xdr.ClaimPredicate.claimPredicateOr(predicate.orPredicates().map((p) => absolutePredicate(p, closeSeconds)));
+    case "claimPredicateNot":
+      return xdr.ClaimPredicate.claimPredicateNot(absolutePredicate(predicate.notPredicate()!, closeSeconds));
+    case "claimPredicateBeforeRelativeTime": {
+      const until = closeSeconds + BigInt(predicate.relBefore().toString());
+      return xdr.ClaimPredicate.claimPredicateBeforeAbsoluteTime(xdr.Int64.fromString((until > INT64_MAX ? INT64_MAX : until).toString()));
+    }
+    default:
+      return predicate;
+  }
+}
+
+/** Whether an (absolute) predicate holds at the close time. */
+function predicateHolds(predicate: xdr.ClaimPredicate, closeSeconds: bigint): boolean {
+  switch (predicate.switch().name) {
+    case "claimPredicateUnconditional":
+      return true;
+    case "claimPredicateAnd":
+      return predicate.andPredicates().every((p) => predicateHolds(p, closeSeconds));
+    case "claimPredicateOr":
+      return predicate.orPredicates().some((p) => predicateHolds(p, closeSeconds));
+    case "claimPredicateNot":
+      return !predicateHolds(predicate.notPredicate()!, closeSeconds);
+    case "claimPredicateBeforeAbsoluteTime":
+      return closeSeconds < BigInt(predicate.absBefore().toString());
+    default:
+      return false;
   }
 }
 
@@ -71,6 +143,8 @@ export interface OperationContext {
   ledger: number;
   closeTime: Date;
   source: AccountRef;
+  /** the id a claimable balance this operation creates gets (from the transaction's source, sequence and the operation's index) */
+  claimableBalanceId(): string;
 }
 
 /** Applies a well-formed operation to `scope`. On failure the caller drops the scope. */
@@ -146,6 +220,43 @@ export function applyOperation(op: Operation, scope: LedgerOverlay, ctx: Operati
 
     case "manageData":
       return outcome(manageData(scope, src, op.name, op.value));
+
+    case "createClaimableBalance": {
+      const amount = parseAmount(op.amount);
+      const sponsor = scope.account(src)!;
+      // The creator sponsors the entry: one base reserve per claimant.
+      if (availableBalance(sponsor) < BigInt(op.claimants.length) * BASE_RESERVE) return outcome("lowReserve");
+      if (!op.asset.isNative() && op.asset.getIssuer() !== src && !trustlineOf(sponsor, op.asset)) return outcome("noTrust");
+      const reason = debit(scope, src, op.asset, amount);
+      if (reason) return outcome(reason);
+      scope.account(src)!.numSponsoring += op.claimants.length;
+      const closeSeconds = BigInt(Math.floor(ctx.closeTime.getTime() / 1000));
+      const id = ctx.claimableBalanceId();
+      scope.setClaimableBalance(id, {
+        id,
+        asset: op.asset,
+        amount,
+        claimants: op.claimants.map((claimant: Claimant) => ({ destination: claimant.destination, predicate: absolutePredicate(claimant.predicate, closeSeconds) })),
+        sponsor: src,
+        lastModifiedLedger: ctx.ledger,
+      });
+      return { type: op.type, code: "success", balanceId: id };
+    }
+
+    case "claimClaimableBalance": {
+      const id = op.balanceId.toLowerCase();
+      const balance = scope.claimableBalance(id);
+      if (!balance) return outcome("doesNotExist");
+      const closeSeconds = BigInt(Math.floor(ctx.closeTime.getTime() / 1000));
+      const claimant = balance.claimants.find((c) => c.destination === src);
+      if (!claimant || !predicateHolds(claimant.predicate, closeSeconds)) return outcome("cannotClaim");
+      const reason = credit(scope, src, balance.asset, balance.amount);
+      if (reason) return outcome(reason);
+      const sponsor = scope.account(balance.sponsor);
+      if (sponsor) sponsor.numSponsoring -= balance.claimants.length;
+      scope.setClaimableBalance(id, null);
+      return outcome("success");
+    }
 
     case "bumpSequence": {
       const account = scope.account(src)!;

@@ -27,7 +27,9 @@ export type OpReason =
   | "cannotDelete"
   | "nameNotFound"
   | "invalidName"
-  | "badSeq";
+  | "badSeq"
+  | "doesNotExist"
+  | "cannotClaim";
 
 /** Codes that replace the operation's own result (OperationResultCode). */
 export type OpTopCode = "opBadAuth" | "opNoAccount" | "opNotSupported";
@@ -46,6 +48,8 @@ export interface OpOutcome {
   code: OpReason | OpTopCode;
   /** Set for successful path payments: the offers crossed and what was actually exchanged. */
   pathPayment?: PathPaymentSuccess;
+  /** Set for a successful createClaimableBalance: the new balance's id (hex of its ClaimableBalanceId XDR). */
+  balanceId?: string;
 }
 
 export type TxCode =
@@ -122,7 +126,9 @@ function operationResult(outcome: OpOutcome): xdr.OperationResult {
   if (!makeArm) throw new Error(`no XDR result ${arm} for operation ${outcome.type}`);
 
   let inner: unknown;
-  if (outcome.pathPayment) {
+  if (outcome.balanceId) {
+    inner = makeArm.call(resultUnion, xdr.ClaimableBalanceId.fromXDR(outcome.balanceId, "hex"));
+  } else if (outcome.pathPayment) {
     const success = outcome.pathPayment;
     const SuccessStruct = xdrByName[`${upperFirst(outcome.type)}ResultSuccess`]!;
     inner = makeArm.call(

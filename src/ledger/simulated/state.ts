@@ -1,7 +1,7 @@
 // The ledger's account entries, and a copy-on-write overlay so that a transaction's operations are
 // applied all-or-nothing: operations write into the overlay, which is committed only if every one
 // of them succeeds (as stellar-core rolls back a failed transaction's operations).
-import type { Asset } from "@stellar/stellar-sdk";
+import type { Asset, xdr } from "@stellar/stellar-sdk";
 import { assetKey } from "./assets.ts";
 import { OrderBook, OrderBookOverlay } from "./order-book.ts";
 
@@ -24,6 +24,8 @@ export interface AccountEntry {
   /** Keyed by assetKey(). */
   trustlines: Map<string, Trustline>;
   data: Map<string, Buffer>;
+  /** reserves this account pays for entries it sponsors (a claimable balance: one per claimant) */
+  numSponsoring: number;
   lastModifiedLedger: number;
   lastModifiedTime: Date;
   /** When the sequence number last changed (for minSeqAge / minSeqLedgerGap preconditions). */
@@ -33,9 +35,22 @@ export interface AccountEntry {
 
 export const subentryCount = (account: AccountEntry): number => account.trustlines.size + account.data.size;
 
-/** (2 + subentries) base reserves: the native balance an account must keep. */
+/** (2 + subentries + sponsored entries) base reserves: the native balance an account must keep. */
 export const minimumBalance = (account: AccountEntry, extraSubentries = 0): bigint =>
-  (2n + BigInt(subentryCount(account) + extraSubentries)) * BASE_RESERVE;
+  (2n + BigInt(subentryCount(account) + account.numSponsoring + extraSubentries)) * BASE_RESERVE;
+
+/** A claimable balance: money set aside for its claimants, each of whom may claim it while their predicate holds. */
+export interface ClaimableBalanceEntry {
+  /** hex of the ClaimableBalanceId XDR, as Horizon shows it ("00000000" + the hash) */
+  id: string;
+  asset: Asset;
+  amount: bigint;
+  /** each claimant's predicate, relative times already made absolute (as stellar-core does) */
+  claimants: { destination: string; predicate: xdr.ClaimPredicate }[];
+  /** who pays its reserve: the creator */
+  sponsor: string;
+  lastModifiedLedger: number;
+}
 
 /** Native balance above the reserve: what payments and fees may spend. */
 export const availableBalance = (account: AccountEntry): bigint => account.balance - minimumBalance(account);
@@ -59,6 +74,7 @@ export function newAccount(id: string, balance: bigint, ledger: number, closeTim
     balance,
     trustlines: new Map(),
     data: new Map(),
+    numSponsoring: 0,
     lastModifiedLedger: ledger,
     lastModifiedTime: closeTime,
     sequenceLedger: ledger,
@@ -69,6 +85,7 @@ export function newAccount(id: string, balance: bigint, ledger: number, closeTim
 /** The committed ledger: account entries and the order book. */
 export class LedgerState {
   readonly accounts = new Map<string, AccountEntry>();
+  readonly claimableBalances = new Map<string, ClaimableBalanceEntry>();
   readonly book = new OrderBook();
 }
 
@@ -80,6 +97,8 @@ export class LedgerState {
  */
 export class LedgerOverlay {
   private readonly changed = new Map<string, AccountEntry>();
+  /** claimable balances created (an entry) or claimed (null) */
+  private readonly balancesChanged = new Map<string, ClaimableBalanceEntry | null>();
   readonly book: OrderBookOverlay;
 
   constructor(private readonly parent: LedgerState | LedgerOverlay) {
@@ -110,6 +129,16 @@ export class LedgerOverlay {
     return this.peek(id) !== undefined;
   }
 
+  claimableBalance(id: string): ClaimableBalanceEntry | undefined {
+    if (this.balancesChanged.has(id)) return this.balancesChanged.get(id) ?? undefined;
+    return this.parent instanceof LedgerOverlay ? this.parent.claimableBalance(id) : this.parent.claimableBalances.get(id);
+  }
+
+  /** Creates (an entry) or removes (null) a claimable balance. */
+  setClaimableBalance(id: string, entry: ClaimableBalanceEntry | null): void {
+    this.balancesChanged.set(id, entry);
+  }
+
   create(entry: AccountEntry): void {
     this.changed.set(entry.id, entry);
   }
@@ -118,13 +147,19 @@ export class LedgerOverlay {
   commit(ledger: number, closeTime: Date): void {
     if (this.parent instanceof LedgerOverlay) {
       for (const [id, entry] of this.changed) this.parent.changed.set(id, entry);
+      for (const [id, entry] of this.balancesChanged) this.parent.balancesChanged.set(id, entry);
     } else {
       for (const [id, entry] of this.changed) {
         stampModified(this.parent.accounts.get(id), entry, ledger, closeTime);
         this.parent.accounts.set(id, entry);
       }
+      for (const [id, entry] of this.balancesChanged) {
+        if (entry) this.parent.claimableBalances.set(id, { ...entry, lastModifiedLedger: ledger });
+        else this.parent.claimableBalances.delete(id);
+      }
     }
     this.changed.clear();
+    this.balancesChanged.clear();
     this.book.commit();
   }
 }
@@ -136,7 +171,8 @@ function stampModified(before: AccountEntry | undefined, entry: AccountEntry, le
     before.balance !== entry.balance ||
     before.sequence !== entry.sequence ||
     before.trustlines.size !== entry.trustlines.size ||
-    before.data.size !== entry.data.size;
+    before.data.size !== entry.data.size ||
+    before.numSponsoring !== entry.numSponsoring;
   for (const [key, line] of entry.trustlines) {
     const old = before?.trustlines.get(key);
     if (!old || old.balance !== line.balance || old.limit !== line.limit) {
