@@ -142,3 +142,42 @@ describe("an unknown error", () => {
     });
   });
 });
+
+describe("issue 30: no error echoes the request", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t?.close());
+
+  const MARK = "ECHOED";
+  /** 300 KB that would come back whole if quoted */
+  const large = (head: string) => `${head}${MARK}${"x".repeat(300_000)}`;
+
+  it("issue 30: bodies that are not JSON, or carry a value refused at length, are answered in a few hundred bytes on every door", async () => {
+    const post = (path: string, body: string, accept = "application/json") =>
+      fetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": "application/json", accept }, body });
+    const dateVariable = JSON.stringify({ query: "query ($d: DateTime) { __typename }", variables: { d: large("") } });
+    const answers = await Promise.all([
+      post("/graphql", large("{")),
+      post("/graphql", large("{\"query\": ")),
+      post("/graphql", large("[")),
+      post("/graphql", large("{"), "text/event-stream"),
+      post("/graphql", dateVariable),
+      post("/graphql/stream", large("{"), "text/event-stream"),
+      post("/graphql/stream", large("{\"query\": "), "text/event-stream"),
+      post("/api/v1/customers", large("{")),
+      fetch(`${t.url}/graphql?query=${encodeURIComponent("{ __typename }")}&variables=${encodeURIComponent(`{${MARK}${"x".repeat(6000)}`)}`),
+    ]);
+    for (const answer of answers) {
+      const text = await answer.text();
+      expect(text, answer.url).toMatch(/error/i);
+      expect(text, answer.url).not.toContain(MARK);
+      expect(text.length, answer.url).toBeLessThan(1000);
+    }
+    // The invalid JSON on /graphql is a 400 naming the problem, with no originalError.
+    const invalid = await post("/graphql", large("{"));
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toEqual({ errors: [{ message: "POST body sent invalid JSON.", extensions: { code: "BAD_REQUEST" } }] });
+  });
+});

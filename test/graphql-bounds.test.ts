@@ -1,6 +1,7 @@
 // Issue 13's GraphQL findings: bounds on what one operation may ask (finding 1), the stream door's
 // body limit, reservations and stream cap (finding 6), cursors, introspection, suggestions and CORS
 // (finding 7). Each refusal is checked to happen before execution: a refused mutation creates nothing.
+// Issue 30: one stream policy for every door (subscriptions only at /graphql/stream, capped there).
 import { CHECKOUT_OPERATIONS } from "../checkout-ui/src/api.ts";
 import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -312,5 +313,67 @@ describe("finding 6: /graphql/stream", () => {
     }
     open.push(reopened!);
     expect((await reopened!.next()).data.checkout.state).toBe("open");
+  });
+});
+
+describe("issue 30: one stream policy for every door", () => {
+  const ATTEMPTS = 12;
+  const WATCH = `subscription ($id: ID!) { checkout(id: $id) { state } }`;
+  const openStreams = async () => {
+    const text = await (await fetch(`${configured.url}/metrics`)).text();
+    return Number(/^stellar_pay_sse_subscribers (\d+)$/m.exec(text)?.[1]);
+  };
+
+  it("issue 30: more subscriptions than the cap at once from one address: /graphql/stream accepts the cap, /graphql refuses each, naming /graphql/stream", async () => {
+    const other = await configured.createMerchant();
+    const payment = await configured.api("POST", "/payments", { key: other.sandboxKey, body: { amount: "1" } });
+    const variables = { id: payment.body.id };
+    // The earlier tests' streams give their places back first.
+    open.splice(0).forEach((s) => s.close());
+    while ((await openStreams()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+
+    // /graphql, as POST and as GET, with yoga's event stream asked for: each answers one error and ends.
+    const body = JSON.stringify({ query: WATCH, variables });
+    const viaGraphQL = await Promise.all(
+      Array.from({ length: ATTEMPTS }, (_, i) =>
+        i % 2
+          ? fetch(`${configured.url}/graphql`, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream" }, body })
+          : fetch(`${configured.url}/graphql?query=${encodeURIComponent(WATCH)}&variables=${encodeURIComponent(JSON.stringify(variables))}`, {
+              headers: { accept: "text/event-stream" },
+            }),
+      ),
+    );
+    for (const response of viaGraphQL) {
+      // The whole answer arrives: the stream is over.
+      const text = await response.text();
+      expect(text).toContain('"code":"BAD_REQUEST"');
+      expect(text).toContain("Subscriptions are served at /graphql/stream");
+      expect(text).not.toContain('"state"');
+    }
+    const asJson = await configured.graphql(WATCH, variables);
+    expect(asJson.body.errors[0]).toMatchObject({ message: expect.stringContaining("/graphql/stream"), extensions: { code: "BAD_REQUEST" } });
+
+    // /graphql/stream: exactly the cap (3) open, the others refused with 429.
+    const viaStream = await Promise.all(Array.from({ length: ATTEMPTS }, () => subscribeSse(configured.url, WATCH, variables)));
+    open.push(...viaStream);
+    const accepted = viaStream.filter((s) => s.status === 200);
+    expect(accepted).toHaveLength(3);
+    expect(viaStream.filter((s) => s.status === 429)).toHaveLength(ATTEMPTS - 3);
+    for (const stream of accepted) expect((await stream.next()).data.checkout.state).toBe("open");
+    // /metrics counts them; yoga's answers on /graphql left nothing open.
+    expect(await openStreams()).toBe(3);
+    for (const stream of viaStream) stream.close();
+  });
+
+  it("issue 30: a single connection reservation counts per address, and few addresses cannot fill the table", async () => {
+    expect(RESERVATION_LIMITS.perAddress).toBeLessThanOrEqual(2);
+    // Filling every reservation takes thousands of addresses.
+    expect(RESERVATION_LIMITS.total / RESERVATION_LIMITS.perAddress).toBeGreaterThanOrEqual(5_000);
+    const reserve = () => fetch(`${t.url}/graphql/stream`, { method: "PUT" });
+    const answers = await Promise.all(Array.from({ length: ATTEMPTS }, reserve));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(RESERVATION_LIMITS.perAddress);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(ATTEMPTS - RESERVATION_LIMITS.perAddress);
+    await Promise.all(answers.map((r) => r.body?.cancel()));
+    t.clock.advance(RESERVATION_LIMITS.ttlMs);
   });
 });

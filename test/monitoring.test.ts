@@ -69,12 +69,25 @@ describe("one process", () => {
     expect((await t.api("GET", "/payments", { key: merchant.sandboxKey })).status).toBe(200);
   });
 
-  it("serves /metrics to this machine only: a proxied request is refused", async () => {
-    for (const header of [{ "x-forwarded-for": "203.0.113.7" }, { forwarded: "for=203.0.113.7" }] as Record<string, string>[]) {
+  it("serves /metrics to this machine only: a proxied request is refused, whichever header the proxy sets (issue 30)", async () => {
+    const proxyHeaders: Record<string, string>[] = [
+      { "x-forwarded-for": "203.0.113.7" },
+      { forwarded: "for=203.0.113.7" },
+      { "x-real-ip": "203.0.113.7" },
+      { "x-forwarded-host": "pay.example.com" },
+      { "x-forwarded-proto": "https" },
+      { via: "1.1 proxy" },
+      { "true-client-ip": "203.0.113.7" },
+      { "cf-connecting-ip": "203.0.113.7" },
+      { "x-client-ip": "203.0.113.7" },
+    ];
+    for (const header of proxyHeaders) {
       const refused = await fetch(`${t.url}/metrics`, { headers: header });
       expect(refused.status).toBe(403);
-      expect(await refused.json()).toEqual({ error: expect.stringContaining("METRICS_TOKEN") });
+      expect(await refused.json(), JSON.stringify(header)).toEqual({ error: expect.stringContaining("METRICS_TOKEN") });
     }
+    // Straight from this machine it answers.
+    expect((await fetch(`${t.url}/metrics`)).status).toBe(200);
   });
 
   it("is not ready when the database lacks a migration this code expects", async () => {

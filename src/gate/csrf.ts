@@ -1,9 +1,12 @@
-// A browser sends the dashboard's session cookie with any request to this host, including one that
-// another site's page makes it send (a form post, a text/plain fetch) without a CORS preflight. So a
-// request that carries the session cookie must be one a browser preflights: Content-Type
+// Another site's page can make a browser send a request here without a CORS preflight: a form post or
+// a text/plain fetch (a POST), an image or a link (a GET). Such a request carries this host's cookies,
+// and its answer's Set-Cookie is applied. So a request must be one a browser preflights: Content-Type
 // application/json (or any but the three "simple" ones), or the header x-graphql-yoga-csrf. That is
-// yoga's CSRF prevention rule, applied here only to cookie callers: API-key callers (which a
-// browser never sends on its own) and the public checkout keep working exactly as before.
+// yoga's CSRF prevention rule, applied
+// - to every POST, cookie or not: a cross-site form post of `login` would otherwise sign the victim
+//   in as the attacker (login CSRF), its Set-Cookie replacing the victim's session;
+// - to a GET only when it carries the session cookie: a GET runs no mutation, so without the cookie
+//   it has nothing of the victim's to use, and API-key callers' GETs work as before.
 import { useCSRFPrevention } from "@graphql-yoga/plugin-csrf-prevention";
 import type { Plugin } from "graphql-yoga";
 import { type DomainError, forbidden } from "../errors.ts";
@@ -13,16 +16,18 @@ const yogaRule = useCSRFPrevention();
 
 const carriesSessionCookie = (request: Request) => sessionTokenOf(request.headers.get("cookie")) !== null;
 
-/** For /graphql: yoga's rule, for requests with the session cookie (refused with 403). */
-export const useSessionCsrfPrevention = (): Plugin => ({
+const mustBePreflighted = (request: Request) => request.method === "POST" || carriesSessionCookie(request);
+
+/** For /graphql: yoga's rule (refused with 403). */
+export const useCsrfPrevention = (): Plugin => ({
   onRequestParse(payload) {
-    if (carriesSessionCookie(payload.request)) return yogaRule.onRequestParse!(payload);
+    if (mustBePreflighted(payload.request)) return yogaRule.onRequestParse!(payload);
   },
 });
 
 /** For /graphql/stream: the same rule's refusal (403), or null. */
 export function csrfRefusal(request: Request): DomainError | null {
-  if (!carriesSessionCookie(request)) return null;
+  if (!mustBePreflighted(request)) return null;
   try {
     yogaRule.onRequestParse!({ request } as Parameters<NonNullable<Plugin["onRequestParse"]>>[0]);
     return null;

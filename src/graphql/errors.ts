@@ -21,7 +21,7 @@ export function toGraphQLError(error: unknown, logger: Logger, requestId: string
   while (original instanceof GraphQLError && original.originalError) original = original.originalError;
   if (original instanceof DomainError) return graphqlErrorOf(original, located);
   // yoga marks what was thrown as something other than an Error (a string) `unexpected`.
-  if (located && (original === undefined || original instanceof GraphQLError) && !located.extensions.unexpected) return withShortMessage(located);
+  if (located && (original === undefined || original instanceof GraphQLError) && !located.extensions.unexpected) return withoutEcho(located);
   logUnexpectedError(logger, original ?? located, requestId);
   // The original stays on the masked error: GraphQLError's JSON never shows it, and yoga then
   // counts the error as unexpected (a request that failed before executing is answered 500).
@@ -38,16 +38,28 @@ const MAX_MESSAGE = 400;
 const ECHOED_VALUE = 60;
 
 /**
- * `error`, its message shortened if it is too long: a variable a custom scalar (DateTime) refuses
- * is quoted in full ("Variable "$d" got invalid value "…"; DateTime must be …"), 100 kB included.
+ * `error` without what would echo the request: its message shortened if it is too long (a variable a
+ * custom scalar (DateTime) refuses is quoted in full: "Variable "$d" got invalid value "…"; DateTime
+ * must be …", 100 kB included), and no `extensions.originalError`, where yoga puts the JSON parser's
+ * error for a body that is not JSON, whole body quoted.
  */
-function withShortMessage(error: GraphQLError): GraphQLError {
-  if (error.message.length <= MAX_MESSAGE) return error;
-  const elided = error.message.replace(/^(Variable "\$\w+" got invalid value )([\s\S]*)(; [^;]*)$/, (_, head: string, value: string, tail: string) =>
+function withoutEcho(error: GraphQLError): GraphQLError {
+  const { originalError, ...extensions } = error.extensions;
+  if (error.message.length <= MAX_MESSAGE && originalError === undefined) return error;
+  // yoga answers such an error 400 only while originalError is there (200 for application/json
+  // otherwise, `http.spec`): keep its status without it.
+  if (originalError !== undefined && isHttpExtension(extensions.http)) extensions.http = { status: extensions.http.status };
+  return new GraphQLError(shortMessage(error.message), { nodes: error.nodes, path: error.path, extensions });
+}
+
+const isHttpExtension = (value: unknown): value is { status?: number } => typeof value === "object" && value !== null;
+
+function shortMessage(message: string): string {
+  if (message.length <= MAX_MESSAGE) return message;
+  const elided = message.replace(/^(Variable "\$\w+" got invalid value )([\s\S]*)(; [^;]*)$/, (_, head: string, value: string, tail: string) =>
     `${head}${value.slice(0, ECHOED_VALUE)}…${tail}`,
   );
-  const message = elided.length <= MAX_MESSAGE ? elided : `${elided.slice(0, MAX_MESSAGE)}…`;
-  return new GraphQLError(message, { nodes: error.nodes, path: error.path, extensions: error.extensions });
+  return elided.length <= MAX_MESSAGE ? elided : `${elided.slice(0, MAX_MESSAGE)}…`;
 }
 
 /** `result` with its errors as the caller may see them. */

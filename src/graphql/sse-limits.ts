@@ -1,12 +1,15 @@
 // What /graphql/stream holds open for a caller, per process: event streams per network address
 // (SSE_STREAMS_PER_ADDRESS), and graphql-sse's single connection reservations. A reservation (a PUT)
 // is kept in memory until its stream opens, so reservations are capped per address and in total, and
-// one that no stream opens within RESERVATION_LIMITS.ttlMs is dropped. Their tokens are
+// one that no stream opens within RESERVATION_LIMITS.ttlMs is dropped. A client needs one reservation
+// at a time (it opens the stream right after), so 2 per address; the total bounds memory, and filling
+// it takes 5,000 addresses at once (a full table refuses only single connection mode, never the
+// distinct connections mode that the checkout and the dashboard use). Their tokens are
 // crypto.randomUUID() (graphql-sse's default token comes from Math.random).
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../shared/clock.ts";
 
-export const RESERVATION_LIMITS = { perAddress: 10, total: 1_000, ttlMs: 10_000 };
+export const RESERVATION_LIMITS = { perAddress: 2, total: 10_000, ttlMs: 10_000 };
 
 /** Counts open streams per address; `open` refuses (false) at the cap, `close` gives the place back. */
 export function createStreamCounter(perAddress: number) {

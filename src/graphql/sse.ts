@@ -15,7 +15,7 @@ import cluster from "node:cluster";
 import { type DocumentNode, GraphQLError } from "graphql";
 import { TOKEN_HEADER_KEY, TOKEN_QUERY_KEY } from "graphql-sse";
 import { createHandler } from "graphql-sse/lib/use/fetch";
-import { type DomainError, methodNotAllowed, notFound, tooManyRequests, unavailable } from "../errors.ts";
+import { type DomainError, badRequest, methodNotAllowed, notFound, tooManyRequests, unavailable } from "../errors.ts";
 import { clientAddressOf, rememberClientAddress } from "../gate/client-address.ts";
 import { corsHeadersFor } from "../gate/cors.ts";
 import { type Audience, audienceOf, forAudience, parseWithinBounds, validateWithinBounds } from "../gate/graphql-bounds.ts";
@@ -198,6 +198,8 @@ export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLR
       let forwarded = request;
       if (request.body) {
         const body = await readLimited(apiRequestFromFetch(request, new URL(request.url)));
+        // graphql-sse would answer the parser's message, which quotes the body.
+        if (body && !isJson(body)) return refusal(badRequest("Request body is not valid JSON"));
         forwarded = new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal });
         rememberClientAddress(forwarded, address);
         rememberRequestId(forwarded, requestIdOf(request));
@@ -206,6 +208,15 @@ export function createSseServer(deps: GraphQLContext["deps"], rateGate: GraphQLR
     } catch (error) {
       return toFetchResponse(errorResponse(error, deps.logger, {}, requestIdOf(request)));
     }
+  }
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -3,7 +3,9 @@
 // bounds (src/gate/graphql-bounds.ts) refuse an operation before it executes; the body limit is
 // REST's; browsers of other origins may call only from CORS_ORIGINS (the checkout page and the
 // dashboard are same-origin). A browser's GET (Accept: text/html) gets GraphiQL (graphiql.ts),
-// served from the installed package.
+// served from the installed package. Subscriptions are refused here: they are served at
+// /graphql/stream, where open streams are counted and capped per address (sse.ts), so yoga's own
+// event stream is never a second, uncounted door to them.
 import { type Plugin, createYoga, isAsyncIterable, mapAsyncIterator } from "graphql-yoga";
 import { corsOptionsFor } from "../gate/cors.ts";
 import { audienceOf, graphqlBoundsPlugins } from "../gate/graphql-bounds.ts";
@@ -11,10 +13,12 @@ import { type GraphQLRateGate, useRateLimits } from "../gate/rate-limit.graphql.
 import { MAX_BODY_BYTES } from "../rest/body.ts";
 import type { Logger } from "../shared/logger.ts";
 import { requestIdOf } from "../shared/request-id.ts";
-import { useSessionCsrfPrevention } from "../gate/csrf.ts";
+import { useCsrfPrevention } from "../gate/csrf.ts";
+import { badRequest } from "../errors.ts";
 import { type GraphQLContext, callerOf, contextOf, knownCallerScope } from "./context.ts";
-import { withGraphQLErrors } from "./errors.ts";
-import { GRAPHIQL_OPTIONS, renderGraphiQLPage } from "./graphiql.ts";
+import { graphqlErrorOf, withGraphQLErrors } from "./errors.ts";
+import { GRAPHIQL_OPTIONS, renderGraphiQLPage, useGraphiQLPageHeaders } from "./graphiql.ts";
+import { SSE_PATH } from "./sse.ts";
 import { schema } from "./schema.ts";
 
 export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: GraphQLRateGate) {
@@ -31,10 +35,12 @@ export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: Grap
     maxRequestBodySize: MAX_BODY_BYTES,
     cors: (request) => corsOptionsFor(request, corsOrigins, ["GET", "POST"]),
     plugins: [
-      useSessionCsrfPrevention(),
+      useCsrfPrevention(),
+      useGraphiQLPageHeaders(),
       identifyCaller,
       ...graphqlBoundsPlugins((request) => audienceOf(knownCallerScope(request), production)),
       useRateLimits(rateGate),
+      useSubscriptionsAtStream(),
       useErrorMapping(deps.logger),
       useSetCookies(),
     ],
@@ -42,6 +48,15 @@ export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: Grap
     // yoga's masking knows no request: useErrorMapping masks every result instead, request id at hand.
     maskedErrors: false,
   });
+}
+
+const SUBSCRIPTIONS_ELSEWHERE = `Subscriptions are served at ${SSE_PATH} (the graphql-sse protocol); /graphql answers queries and mutations`;
+
+/** A subscription is answered with one error, before it subscribes: no stream stays open on /graphql. */
+function useSubscriptionsAtStream(): Plugin {
+  return {
+    onSubscribe: ({ setResultAndStopExecution }) => setResultAndStopExecution({ errors: [graphqlErrorOf(badRequest(SUBSCRIPTIONS_ELSEWHERE))] }),
+  };
 }
 
 // The Set-Cookie headers a request's resolvers asked for (login, logout), added to its answer.

@@ -2,8 +2,9 @@
 // balancer: 200, or 503 with the reason) and /metrics (Prometheus). /health and /ready show nothing
 // private and are open to all. /metrics is not for the internet: with METRICS_TOKEN set it takes
 // that bearer token from any address; without it, it answers callers on this machine only, and a
-// request that came through a proxy (it carries Forwarded or X-Forwarded-For) is not one of them,
-// even when the proxy itself runs on loopback.
+// request that came through a proxy is not one of them, even when the proxy itself runs on loopback.
+// Proxies say so in different headers (Forwarded, X-Forwarded-*, X-Real-IP, Via, a CDN's client
+// address header): any of them refuses.
 import { timingSafeEqual } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import type { Config } from "../config.ts";
@@ -25,14 +26,21 @@ const sameSecret = (given: string, expected: string) => {
   return a.length === b.length && timingSafeEqual(a, b);
 };
 
+/** Headers a proxy adds to say whom it forwards for (or that it did); X-Forwarded-* are matched by prefix. */
+const PROXY_HEADERS = ["forwarded", "via", "x-real-ip", "x-client-ip", "true-client-ip", "cf-connecting-ip", "fastly-client-ip", "x-cluster-client-ip", "x-original-forwarded-for", "forwarded-for"];
+
+function cameThroughProxy(request: Request): boolean {
+  for (const [name] of request.headers) if (name.startsWith("x-forwarded-") || PROXY_HEADERS.includes(name)) return true;
+  return false;
+}
+
 /** Why /metrics refuses this request, or null when it may read them. */
 function metricsRefusal(request: Request, config: Pick<Config, "metricsToken">) {
   if (config.metricsToken) {
     const token = /^Bearer (.+)$/.exec(request.headers.get("authorization") ?? "")?.[1];
     return token && sameSecret(token, config.metricsToken) ? null : unauthorized();
   }
-  const proxied = request.headers.has("forwarded") || request.headers.has("x-forwarded-for");
-  return !proxied && isLoopback(clientAddressOf(request)) ? null : forbidden("metrics are served to this machine only; set METRICS_TOKEN to scrape from elsewhere");
+  return !cameThroughProxy(request) && isLoopback(clientAddressOf(request)) ? null : forbidden("metrics are served to this machine only; set METRICS_TOKEN to scrape from elsewhere");
 }
 
 export function createMonitoringDoor(deps: { config: Config; logger: Logger }, parts: { readiness: Readiness; metrics: Metrics }) {
