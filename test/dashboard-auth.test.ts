@@ -166,7 +166,7 @@ describe("login throttling", () => {
     const refused = await postGraphQL(t, { query: LOGIN, variables: { email: user.email, password: user.password } });
     expect(refused.headers.get("set-cookie")).toBeNull();
     expect(refused.body.errors[0].extensions.code).toBe("RATE_LIMITED");
-    expect(refused.body.errors[0].message).toMatch(/^Too many failed logins for this email or from this address; try again in \d+ seconds$/);
+    expect(refused.body.errors[0].message).toMatch(/^Too many failed sign-ins for this email or from this address; try again in \d+ minutes$/);
     // The session it already has goes on.
     expect((await user.graphql(VIEWER)).body.data.viewer.user.id).toBe(user.userId);
   });

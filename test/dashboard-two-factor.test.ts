@@ -130,6 +130,8 @@ describe("two-factor sign-in", () => {
     expect(errorOf((await owner.graphql(REQUIRE, { r: true, p: "not the password", c: codeAt(secret, t.clock.now()) })).body)?.code).toBe("UNAUTHENTICATED");
     expect((await owner.graphql(VIEWER)).body.data.viewer.organization.twoFactorRequired).toBe(false);
     const mailsBefore = await t.database.db.mailMessage.count({ where: { kind: "security_notice" } });
+    // The confirming code is used up: the next step's code.
+    startOfStep();
     expect((await owner.graphql(REQUIRE, { r: true, p: owner.password, c: codeAt(secret, t.clock.now()) })).body.data).toEqual({ setTwoFactorRequired: true });
     expect(await t.database.db.auditEntry.findFirst({ where: { organizationId: org.organizationId }, orderBy: { createdAt: "desc" } })).toMatchObject({
       action: "two_factor.required",
@@ -159,6 +161,7 @@ describe("two-factor sign-in", () => {
     // Nobody turns theirs off while it is required; once the owner stops requiring it, they may.
     const DISABLE = `mutation($p: String!, $c: String!) { disableTwoFactor(password: $p, code: $c) }`;
     expect(errorOf((await dev.graphql(DISABLE, { p: dev.password, c: codeAt(devSetup.secret, t.clock.now()) })).body)?.code).toBe("CONFLICT");
+    startOfStep();
     expect((await owner.graphql(REQUIRE, { r: false, p: owner.password, c: codeAt(secret, t.clock.now()) })).body.data).toEqual({ setTwoFactorRequired: true });
     expect((await dev.graphql(DISABLE, { p: dev.password, c: codeAt(devSetup.secret, t.clock.now()) })).body.data).toEqual({ disableTwoFactor: true });
   });

@@ -73,7 +73,11 @@ async function turnOnTwoFactor(page: Page): Promise<void> {
   keys.set(page, key);
 }
 const keys = new Map<Page, string>();
-const codeOf = (page: Page) => new TOTP({ secret: Secret.fromBase32(keys.get(page)!) }).generate({ timestamp: t.clock.now().getTime() });
+/** The app's code of the next 30-second step: a code is accepted once, and the last one may be used already. */
+function codeOf(page: Page) {
+  t.clock.advance(30_000);
+  return new TOTP({ secret: Secret.fromBase32(keys.get(page)!) }).generate({ timestamp: t.clock.now().getTime() });
+}
 
 /** Follows a link of the main navigation (opening the menu first on a phone) and waits for its heading. */
 async function go(page: Page, link: string, heading = link) {

@@ -41,12 +41,18 @@ export interface RateLimits {
 }
 
 /**
- * Password guessing is slowed per account and per address (LoginThrottle): after
- * LOGIN_FAILURES.perEmail failed logins for one email, or LOGIN_FAILURES.perAddress from one
- * address, within the window, further logins are refused (whether or not the password is right)
- * until the window ends.
+ * Password and code guessing is slowed per account, per address and per (account, address)
+ * (LoginThrottle): each attempt takes its point before the password or code is checked, so requests
+ * sent together cannot exceed a budget; a success gives it back. An address the account signed in
+ * from before is not held to the account's budget (only to the address's and the pair's), so
+ * failures from elsewhere cannot lock the owner out where they work.
  */
-const LOGIN_FAILURES = { perEmail: 5, perAddress: 20, windowSeconds: 15 * 60 } as const;
+const LOGIN_BUDGETS = { perEmail: 5, perAddress: 20, perEmailAndAddress: 5, windowSeconds: 15 * 60 } as const;
+/**
+ * How long an address stays known after a sign-in from it. Under 24.8 days: the in-memory store
+ * expires keys with setTimeout, which fires at once past 2^31 ms.
+ */
+const KNOWN_ADDRESS_SECONDS = 20 * 24 * 60 * 60;
 
 /**
  * The table on PostgreSQL, with the library's columns (key, points, expire); a migration makes it
@@ -106,7 +112,8 @@ interface Window {
 }
 
 interface Store {
-  limiter(keyPrefix: string, window: Window): RateLimiterAbstract;
+  /** `exact`: no in-memory block past the budget, so that points given back count at once */
+  limiter(keyPrefix: string, window: Window, options?: { exact?: boolean }): RateLimiterAbstract;
   close(): Promise<void>;
 }
 
@@ -133,7 +140,7 @@ function postgresStore(databaseUrl: string): Store {
   // The library reports a dropped idle connection here; the pool replaces it.
   pool.on("error", () => {});
   return {
-    limiter(keyPrefix, window) {
+    limiter(keyPrefix, window, options) {
       return new RateLimiterPostgres({
         storeClient: pool,
         storeType: "pool",
@@ -141,7 +148,7 @@ function postgresStore(databaseUrl: string): Store {
         tableCreated: true,
         keyPrefix,
         ...window,
-        inMemoryBlockOnConsumed: window.points,
+        inMemoryBlockOnConsumed: options?.exact ? 0 : window.points,
         insuranceLimiter: new RateLimiterMemory({ keyPrefix, ...window }),
       });
     },
@@ -272,27 +279,49 @@ export function createRateLimits(config: Config): RateLimits {
 }
 
 function createLoginThrottle(store: Store): LoginThrottle {
-  const window = (points: number) => ({ points, duration: LOGIN_FAILURES.windowSeconds });
-  const byEmail = store.limiter("login_email", window(LOGIN_FAILURES.perEmail));
-  const byAddress = store.limiter("login_address", window(LOGIN_FAILURES.perAddress));
+  const window = (points: number) => ({ points, duration: LOGIN_BUDGETS.windowSeconds });
+  const exact = { exact: true };
+  const byEmail = store.limiter("login_email", window(LOGIN_BUDGETS.perEmail), exact);
+  const byAddress = store.limiter("login_address", window(LOGIN_BUDGETS.perAddress), exact);
+  const byPair = store.limiter("login_pair", window(LOGIN_BUDGETS.perEmailAndAddress), exact);
+  // The addresses each account signed in from: kept where the counts are, so every worker and host
+  // knows them. A record's points are the sign-ins seen; only its presence matters.
+  const known = store.limiter("login_known", { points: Number.MAX_SAFE_INTEGER, duration: KNOWN_ADDRESS_SECONDS }, exact);
   // A store that does not answer counts nothing: logins go on (argon2's cost still slows guessing).
-  const quietly = <T>(work: Promise<T>) => work.catch(() => null);
+  const quietly = <T>(work: Promise<T>) => work.catch((error: unknown) => (error instanceof RateLimiterRes ? error : null));
   return {
-    async check(email, address) {
-      const [forEmail, forAddress] = await Promise.all([quietly(byEmail.get(email)), quietly(byAddress.get(addressBucket(address)))]);
-      const over = [
-        forEmail && forEmail.consumedPoints >= LOGIN_FAILURES.perEmail ? decision(LOGIN_FAILURES.perEmail, forEmail, false) : null,
-        forAddress && forAddress.consumedPoints >= LOGIN_FAILURES.perAddress ? decision(LOGIN_FAILURES.perAddress, forAddress, false) : null,
-      ].filter((d) => d !== null);
-      if (!over.length) return unlimited;
-      return over.reduce((longest, d) => (d.retryAfterSeconds > longest.retryAfterSeconds ? d : longest));
-    },
-    async failed(email, address) {
-      // consume refuses (rejects with the count) past the budget: the count is what matters here.
-      await Promise.all([quietly(byEmail.consume(email)), quietly(byAddress.consume(addressBucket(address)))]);
-    },
-    async succeeded(email) {
-      await quietly(byEmail.delete(email));
+    async attempt(email, rawAddress) {
+      const address = addressBucket(rawAddress);
+      const pair = `${email} ${address}`;
+      const knownAddress = (await quietly(known.get(pair))) !== null;
+      const budgets: [RateLimiterAbstract, string, number][] = [
+        [byAddress, address, LOGIN_BUDGETS.perAddress],
+        [byPair, pair, LOGIN_BUDGETS.perEmailAndAddress],
+        ...(knownAddress ? [] : [[byEmail, email, LOGIN_BUDGETS.perEmail] as [RateLimiterAbstract, string, number]]),
+      ];
+      const spent = await Promise.all(budgets.map(([limiter, key]) => quietly(limiter.consume(key))));
+      const giveBackExcept = (kept?: RateLimiterAbstract) =>
+        Promise.all(budgets.map(([limiter, key], i) => (spent[i] && limiter !== kept ? quietly(limiter.reward(key)) : null))).then(() => {});
+      const giveBack = () => giveBackExcept();
+      const refusals = budgets.flatMap(([, , limit], i) => {
+        const res = spent[i];
+        return res && res.consumedPoints > limit ? [decision(limit, res, false)] : [];
+      });
+      if (refusals.length) {
+        // Refused before any work: a refused attempt spends nothing (else a flood would keep the window open).
+        await giveBack();
+        return { allowed: false, retryAfterSeconds: Math.max(...refusals.map((d) => d.retryAfterSeconds)) };
+      }
+      return {
+        allowed: true,
+        giveBack,
+        async succeeded() {
+          // The pair's earlier failures were this person's own typos: they are forgotten. The
+          // email's are not, or each sign-in of the owner would hand a guesser elsewhere new tries.
+          // (Its point is not given back as well: a reward landing after the delete would start the pair below zero.)
+          await Promise.all([giveBackExcept(byPair), quietly(byPair.delete(pair)), quietly(known.consume(pair))]);
+        },
+      };
     },
   };
 }

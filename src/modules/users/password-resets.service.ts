@@ -10,7 +10,7 @@ import { queueMailStatement } from "../mail/mail.service.ts";
 import { revokeOtherSessionsStatement } from "./dashboard-sessions.store.ts";
 import { hashToken, newToken } from "./link-tokens.ts";
 import { hashPassword } from "./passwords.ts";
-import { insertPasswordResetStatement, passwordResetByTokenHash, resetsRequestedSince, usePasswordResetStatement } from "./password-resets.store.ts";
+import { endPasswordResetsStatement, insertPasswordResetStatement, passwordResetByTokenHash, resetsRequestedSince, usePasswordResetStatement } from "./password-resets.store.ts";
 import { checkNewPassword } from "./users.service.ts";
 import { setPasswordHashStatement, userByEmail, userById } from "./users.store.ts";
 
@@ -53,7 +53,7 @@ const refusal = (reset: PasswordReset | null, now: Date) => {
   return null;
 };
 
-/** Sets the password of the link's user and ends every session of theirs. */
+/** Sets the password of the link's user and ends every session of theirs, and every other link of theirs. */
 export async function resetPassword(deps: Deps, input: { token: string; newPassword: string }): Promise<void> {
   checkNewPassword(input.newPassword, "newPassword");
   const reset = await passwordResetByTokenHash(deps.db, hashToken(input.token));
@@ -66,5 +66,6 @@ export async function resetPassword(deps: Deps, input: { token: string; newPassw
     usePasswordResetStatement(deps.db, reset!.id, now, () => refusal({ ...reset!, usedAt: now }, now)!),
     setPasswordHashStatement(deps.db, reset!.userId, passwordHash, now),
     revokeOtherSessionsStatement(deps.db, reset!.userId, null, now),
+    endPasswordResetsStatement(deps.db, reset!.userId, now),
   ]);
 }

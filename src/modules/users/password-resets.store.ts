@@ -26,3 +26,9 @@ export function usePasswordResetStatement(db: Db, id: string, now: Date, error: 
     { expect: { changes: 1, error } },
   );
 }
+
+/** Ends every unused reset link of the user: a password set by one link, or changed, leaves no other working. */
+export function endPasswordResetsStatement(db: Db, userId: string, now: Date): Statement {
+  const typed = typedSql(db);
+  return typed.statement(typed.q.updateTable("PasswordReset").set({ usedAt: now }).where("userId", "=", userId).where("usedAt", "is", null));
+}

@@ -7,13 +7,33 @@ import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";
 import { sessionOf } from "./session-user.ts";
 import { userById } from "./users.store.ts";
 
-/** Counts failed logins per email and per address (src/gate/rate-limit.ts keeps the counts). */
+/**
+ * Counts sign-in attempts per email, per address and per (email, address) (src/gate/rate-limit.ts
+ * keeps the counts). An attempt takes its point before the password or code is checked, so that
+ * requests sent together cannot get past a budget.
+ */
 export interface LoginThrottle {
-  /** Refused when the email or the address has failed too often; asked before the password is checked. */
-  check(email: string, address: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
-  failed(email: string, address: string): Promise<void>;
-  /** A correct password clears the email's count (not the address's). */
-  succeeded(email: string): Promise<void>;
+  attempt(email: string, address: string): Promise<LoginAttempt>;
+}
+
+export type LoginAttempt = { allowed: false; retryAfterSeconds: number } | AllowedAttempt;
+
+export interface AllowedAttempt {
+  allowed: true;
+  /** the attempt did not fail (a right password still waiting for its code): its point back */
+  giveBack(): Promise<void>;
+  /** signed in: its point back, and the address is known for the email from now on */
+  succeeded(): Promise<void>;
+}
+
+/** A wait in words a person reads: minutes past a minute. */
+const waitInWords = (seconds: number) => (seconds < 60 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`);
+
+/** Takes an attempt from the throttle, or RATE_LIMITED with `what` and the wait. */
+export async function takeAttempt(throttle: LoginThrottle, email: string, address: string, what: string): Promise<AllowedAttempt> {
+  const attempt = await throttle.attempt(email, address);
+  if (!attempt.allowed) throw tooManyRequests(`${what}; try again in ${waitInWords(attempt.retryAfterSeconds)}`);
+  return attempt;
 }
 
 /** What login answers a user with two-factor sign-in who sent no code: the dashboard then asks for one. */
@@ -28,6 +48,19 @@ export interface Reauthentication {
 }
 
 /**
+ * The password check of an allowed attempt. When argon2 is too busy to run it (RATE_LIMITED),
+ * nothing was tried: the attempt's point goes back.
+ */
+export async function passwordMatches(attempt: AllowedAttempt, passwordHash: string | null, password: string): Promise<boolean> {
+  try {
+    return await verifyPassword(passwordHash, password.slice(0, MAX_PASSWORD_LENGTH));
+  } catch (error) {
+    await attempt.giveBack();
+    throw error;
+  }
+}
+
+/**
  * Whoever holds a session must still prove to be its user before a sensitive action (changing
  * roles, a settlement wallet, a live key): the password again, and the code. Failures count
  * as failed logins, so a stolen session cannot guess the password faster than a login could.
@@ -36,12 +69,11 @@ export async function reauthenticate(ctx: ServiceContext, throttle: LoginThrottl
   const principal = sessionOf(ctx.scope);
   const user = await userById(ctx.db, principal.id);
   if (!user) throw unauthorized();
-  const throttled = await throttle.check(user.email, input.address);
-  if (!throttled.allowed) throw tooManyRequests(`Too many failed attempts; try again in ${throttled.retryAfterSeconds} seconds`);
-  const passwordOk = await verifyPassword(user.passwordHash, input.password.slice(0, MAX_PASSWORD_LENGTH));
+  const attempt = await takeAttempt(throttle, user.email, input.address, "Too many failed attempts");
+  const passwordOk = await passwordMatches(attempt, user.passwordHash, input.password);
   const codeOk = passwordOk && (!twoFactorEnabled(user) || (!!input.code && (await secondFactorMatches(ctx, user, input.code))));
-  if (passwordOk && codeOk) return;
-  await throttle.failed(user.email, input.address);
+  if (passwordOk && codeOk) return attempt.succeeded();
+  if (passwordOk && !input.code) await attempt.giveBack();
   throw unauthorized(passwordOk ? (input.code ? "Invalid code" : CODE_REQUIRED) : "password is not the current password");
 }
 

@@ -11,7 +11,7 @@ import { secretBoxOf } from "../../webhooks/secret-box.ts";
 import { actorOf, auditStatement } from "../audit/audit.service.ts";
 import { findOrganization } from "../organizations/organizations.store.ts";
 import { sessionOf } from "./session-user.ts";
-import { setTwoFactor, userById } from "./users.store.ts";
+import { setTwoFactor, useTotpStep, userById } from "./users.store.ts";
 
 const RECOVERY_CODES = 10;
 const ISSUER = "Stellar Pay";
@@ -26,19 +26,24 @@ export async function mustSetUpTwoFactor(deps: Pick<Deps, "db">, user: Pick<User
   return !twoFactorEnabled(user) && (await findOrganization(deps.db, user.organizationId))?.requireTwoFactor === true;
 }
 
-/** Whether `code` is the current TOTP code (one step either side, for clock drift). */
-function totpMatches(deps: Deps, user: User, code: string): boolean {
-  if (!user.totpSecret || !/^\d{6}$/.test(code)) return false;
+const TOTP_PERIOD_MS = 30_000;
+
+/** The 30-second step of `code` when it is a current TOTP code (one step either side, for clock drift); else null. */
+function totpStepOf(deps: Deps, user: User, code: string): number | null {
+  if (!user.totpSecret || !/^\d{6}$/.test(code)) return null;
   const secret = secretBoxOf(deps.config).open(user.totpSecret);
-  return totpOf(secret, user.email).validate({ token: code, timestamp: deps.clock.now().getTime(), window: 1 }) !== null;
+  const now = deps.clock.now().getTime();
+  const delta = totpOf(secret, user.email).validate({ token: code, timestamp: now, window: 1 });
+  return delta === null ? null : Math.floor(now / TOTP_PERIOD_MS) + delta;
 }
 
 /**
- * Checks a signing-in user's second factor: a TOTP code, or an unused recovery code (then used up).
- * False when neither matches.
+ * Checks a signing-in user's second factor: a TOTP code not used before (its step is then used up,
+ * with every earlier one), or an unused recovery code (then used up). False when neither matches.
  */
 export async function secondFactorMatches(deps: Deps, user: User, code: string): Promise<boolean> {
-  if (totpMatches(deps, user, code.trim())) return true;
+  const step = totpStepOf(deps, user, code.trim());
+  if (step !== null) return useTotpStep(deps.db, user.id, step, deps.clock.now());
   const hashes: string[] = JSON.parse(user.recoveryCodeHashes ?? "[]");
   const used = hashCode(code.trim());
   if (!hashes.includes(used)) return false;
@@ -61,10 +66,13 @@ export async function confirmTwoFactor(ctx: ServiceContext, code: string): Promi
   if (!user) throw unauthorized();
   if (twoFactorEnabled(user)) throw conflict("Two-factor sign-in is already on");
   if (!user.totpSecret) throw badRequest("Begin the setup first (beginTwoFactorSetup)");
-  if (!totpMatches(ctx, user, code.trim())) throw badRequest("code is not the authenticator app's current code");
+  const step = totpStepOf(ctx, user, code.trim());
+  if (step === null) throw badRequest("code is not the authenticator app's current code");
   const codes = Array.from({ length: RECOVERY_CODES }, () => randomBase62(12));
   const entry = auditStatement(ctx, await actorOf(ctx), { action: "two_factor.enabled", resourceId: user.id });
-  await setTwoFactor(ctx.db, user.id, { totpEnabledAt: ctx.clock.now(), recoveryCodeHashes: JSON.stringify(codes.map(hashCode)) }, ctx.clock.now(), {
+  // The confirming code is used up: it cannot sign in afterwards.
+  const columns = { totpEnabledAt: ctx.clock.now(), recoveryCodeHashes: JSON.stringify(codes.map(hashCode)), totpLastStep: step };
+  await setTwoFactor(ctx.db, user.id, columns, ctx.clock.now(), {
     alongside: [entry],
   });
   return codes;

@@ -110,7 +110,7 @@ builder.mutationFields((t) => ({
     description: "Changes the caller's password (the current one is asked); every other session of theirs ends",
     args: { currentPassword: t.arg.string({ required: true }), newPassword: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => {
-      await changePassword(requireService(ctx), args);
+      await changePassword(requireService(ctx), ctx.deps.loginThrottle, { ...args, address: ctx.clientAddress });
       return true;
     },
   }),

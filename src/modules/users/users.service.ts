@@ -2,14 +2,15 @@
 // out, changing one's password, and managing the team's roles.
 import type { User } from "../../generated/sqlite/client.ts";
 import type { Deps, ServiceContext } from "../../context.ts";
-import { badRequest, forbidden, notFound, tooManyRequests, unauthorized } from "../../errors.ts";
+import { badRequest, forbidden, notFound, unauthorized } from "../../errors.ts";
 import { randomBase62 } from "../../shared/ids.ts";
 import { requireOrganization } from "../organizations/organizations.service.ts";
 import { revokeOtherSessionsStatement, revokeSession } from "./dashboard-sessions.store.ts";
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword, verifyPassword } from "./passwords.ts";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword } from "./passwords.ts";
 import { type Role, ROLES, isRole } from "./roles.ts";
 import { startSession } from "./sessions.service.ts";
-import { CODE_REQUIRED, type LoginThrottle, type Reauthentication, reauthenticate } from "./reauthentication.ts";
+import { CODE_REQUIRED, type LoginThrottle, type Reauthentication, passwordMatches, reauthenticate, takeAttempt } from "./reauthentication.ts";
+import { endPasswordResetsStatement } from "./password-resets.store.ts";
 import { sessionOf } from "./session-user.ts";
 import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";
 import { deleteUser, insertUser, setPasswordHashStatement, setUserRole, userByEmail, userById, usersOfOrganization } from "./users.store.ts";
@@ -74,28 +75,22 @@ export const listUsers = async (deps: Deps, organizationId: string) => (await us
 /**
  * Signs in: a new session for the right email and password (and, with two-factor sign-in on, a
  * code). A wrong email or password is the same UNAUTHENTICATED answer after the same argon2 work; a
- * wrong code counts as a failure too; past LoginThrottle's counts, RATE_LIMITED.
+ * wrong code counts as a failure too; past LoginThrottle's budgets, RATE_LIMITED before any work.
  */
 export async function login(deps: Deps, throttle: LoginThrottle, input: { email: string; password: string; code?: string | null; address: string }) {
   const email = input.email.trim().toLowerCase();
-  const throttled = await throttle.check(email, input.address);
-  if (!throttled.allowed) {
-    throw tooManyRequests(`Too many failed logins for this email or from this address; try again in ${throttled.retryAfterSeconds} seconds`);
-  }
+  const attempt = await takeAttempt(throttle, email, input.address, "Too many failed sign-ins for this email or from this address");
   const user = input.password.length > MAX_PASSWORD_LENGTH ? null : await userByEmail(deps.db, email);
-  const correct = await verifyPassword(user?.passwordHash ?? null, input.password.slice(0, MAX_PASSWORD_LENGTH));
-  if (!user || !correct) {
-    await throttle.failed(email, input.address);
-    throw unauthorized(LOGIN_REFUSED);
-  }
+  const correct = await passwordMatches(attempt, user?.passwordHash ?? null, input.password);
+  if (!user || !correct) throw unauthorized(LOGIN_REFUSED);
   if (twoFactorEnabled(user)) {
-    if (!input.code) throw unauthorized(CODE_REQUIRED);
-    if (!(await secondFactorMatches(deps, user, input.code))) {
-      await throttle.failed(email, input.address);
-      throw unauthorized("Invalid code");
+    if (!input.code) {
+      await attempt.giveBack();
+      throw unauthorized(CODE_REQUIRED);
     }
+    if (!(await secondFactorMatches(deps, user, input.code))) throw unauthorized("Invalid code");
   }
-  await throttle.succeeded(email);
+  await attempt.succeeded();
   const { token, session } = await startSession(deps, user.id);
   return { token, session, user };
 }
@@ -105,19 +100,26 @@ export async function logout(ctx: ServiceContext): Promise<void> {
   await revokeSession(ctx.db, sessionOf(ctx.scope).sessionId, ctx.clock.now());
 }
 
-/** Changes the caller's password after checking the current one; every other session of theirs ends. */
-export async function changePassword(ctx: ServiceContext, input: { currentPassword: string; newPassword: string }): Promise<void> {
+/**
+ * Changes the caller's password after checking the current one (a wrong one counts as a failed
+ * login); every other session of theirs ends, and every reset link of theirs stops working.
+ */
+export async function changePassword(ctx: ServiceContext, throttle: LoginThrottle, input: { currentPassword: string; newPassword: string; address: string }): Promise<void> {
   const principal = sessionOf(ctx.scope);
   checkNewPassword(input.newPassword, "newPassword");
   const user = await userById(ctx.db, principal.id);
-  if (!user || !(await verifyPassword(user.passwordHash, input.currentPassword.slice(0, MAX_PASSWORD_LENGTH)))) {
+  if (!user) throw unauthorized();
+  const attempt = await takeAttempt(throttle, user.email, input.address, "Too many failed attempts");
+  if (!(await passwordMatches(attempt, user.passwordHash, input.currentPassword))) {
     throw unauthorized("currentPassword is not the current password");
   }
+  await attempt.giveBack();
   const now = ctx.clock.now();
   const passwordHash = await hashPassword(input.newPassword);
   await typedSql(ctx.db).direct.batch([
     setPasswordHashStatement(ctx.db, user.id, passwordHash, now),
     revokeOtherSessionsStatement(ctx.db, user.id, principal.sessionId, now),
+    endPasswordResetsStatement(ctx.db, user.id, now),
   ]);
 }
 

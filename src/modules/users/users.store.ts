@@ -94,7 +94,23 @@ export function setPasswordHashStatement(db: Db, userId: string, passwordHash: s
   return typed.statement(typed.q.updateTable("User").set({ passwordHash, updatedAt: now }).where("id", "=", userId));
 }
 
-type TwoFactorColumns = Partial<Pick<User, "totpSecret" | "totpEnabledAt" | "recoveryCodeHashes">>;
+type TwoFactorColumns = Partial<Pick<User, "totpSecret" | "totpEnabledAt" | "recoveryCodeHashes" | "totpLastStep">>;
+
+/**
+ * Records `step` as the user's last accepted TOTP step if it is later than the last one: false
+ * (nothing written) when a code of that step or a later one was accepted already, even by a
+ * request at the same moment. So a code signs in once.
+ */
+export async function useTotpStep(db: Db, userId: string, step: number, now: Date): Promise<boolean> {
+  const typed = typedSql(db);
+  const update = typed.q
+    .updateTable("User")
+    .set({ totpLastStep: step, updatedAt: now })
+    .where("id", "=", userId)
+    .where((w) => w.or([w("totpLastStep", "is", null), w("totpLastStep", "<", step)]));
+  const [result] = await typed.direct.batch([typed.statement(update)]);
+  return result!.changes === 1;
+}
 
 /**
  * Sets the user's two-factor columns, in one transaction with `alongside` (its audit entry). With
