@@ -17,6 +17,7 @@ import { invoiceRoutes } from "./modules/invoices/invoices.rest.ts";
 import { handlePaymentLinkVisit, paymentLinkIdOf } from "./modules/payment-links/payment-links.public.ts";
 import { paymentLinkRoutes } from "./modules/payment-links/payment-links.rest.ts";
 import { paymentRoutes } from "./modules/payments/payments.rest.ts";
+import { refundRoutes } from "./modules/refunds/refunds.rest.ts";
 import { webhookDeliveryRoutes } from "./modules/webhook-deliveries/webhook-deliveries.rest.ts";
 import { webhookEndpointRoutes } from "./modules/webhook-endpoints/webhook-endpoints.rest.ts";
 import { createRestApi, isApiPath } from "./rest/api.ts";
@@ -73,15 +74,18 @@ export const API_ROUTES: Route[] = [
   ...invoiceRoutes,
   ...webhookEndpointRoutes,
   ...webhookDeliveryRoutes,
+  ...refundRoutes,
 ];
 
 export function buildApp(deps: AppDeps): App {
   const rateLimits = createRateLimits(deps.config);
-  const rest = createRestApi(deps, API_ROUTES, rateLimits);
   const webhooks = new WebhookDispatcher(deps);
   const mail = new MailWorker(deps);
   const purger = createRetentionPurger(deps);
   const ledger = createLedger(deps, () => webhooks.wake());
+  // Refunds reach the ledger (accounts, sequence numbers, submission): the routes find it in their context.
+  const restDeps = { ...deps, ledger };
+  const rest = createRestApi(restDeps, API_ROUTES, rateLimits);
   const graphqlGate = createGraphQLRateGate(deps, rateLimits);
   const graphqlDeps = { ...deps, ledger, loginThrottle: rateLimits.logins };
   const graphql = createGraphQLServer(graphqlDeps, graphqlGate);

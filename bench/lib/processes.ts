@@ -9,6 +9,8 @@ export interface ChildServer {
   pid: number;
   /** CPU time (user + system) the server process and its descendants have used so far, in ms; null where /proc is missing */
   cpuMs(): number | null;
+  /** resident memory of the server process and its live descendants, in MiB; null where /proc is missing */
+  rssMiB(): number | null;
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,16 @@ function processCpuMs(pid: number): number | null {
   }
 }
 
+/** VmRSS of a process and its live descendants, in KiB. */
+function processRssKiB(pid: number): number | null {
+  try {
+    const own = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+    return childPids(pid).reduce((sum, child) => sum + (processRssKiB(child) ?? 0), own);
+  } catch {
+    return null;
+  }
+}
+
 /** Spawns `command args`, waits for the first stdout line matching `http://host:port`, returns that URL. */
 export function startChildServer(command: string, args: string[], env: Record<string, string> = {}): Promise<ChildServer> {
   const child = spawn(command, args, {
@@ -48,7 +60,16 @@ export function startChildServer(command: string, args: string[], env: Record<st
     const lines = createInterface({ input: child.stdout! });
     lines.on("line", (line) => {
       const match = /(http:\/\/[\w.]+:\d+)/.exec(line);
-      if (match) resolve({ url: match[1]!, pid: child.pid!, cpuMs: () => processCpuMs(child.pid!), stop: () => stopChild(child) });
+      if (match) resolve({
+          url: match[1]!,
+          pid: child.pid!,
+          cpuMs: () => processCpuMs(child.pid!),
+          rssMiB: () => {
+            const kib = processRssKiB(child.pid!);
+            return kib === null ? null : kib / 1024;
+          },
+          stop: () => stopChild(child),
+        });
     });
     child.once("exit", (code) => reject(new Error(`${command} ${args.join(" ")} exited with ${code}:\n${stderr.join("")}`)));
   });

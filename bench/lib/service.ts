@@ -25,6 +25,7 @@ export interface ServiceUnderTest {
   /** its server processes (WORKERS, from this process's environment or the default) */
   workers: number;
   cpuMs(): number | null;
+  rssMiB(): number | null;
   liveKey: string;
   sandboxKey: string;
   /** the organization the keys belong to, and the database, for a bench that writes more of its own */
@@ -125,6 +126,7 @@ export async function startService(
     databaseName: postgres ? "PostgreSQL" : "SQLite",
     workers: loadConfig({ ...process.env, ...env }).workers,
     cpuMs: server.cpuMs,
+    rssMiB: server.rssMiB,
     liveKey: org.live_api_key,
     sandboxKey: org.sandbox_api_key,
     organizationId: org.organization_id,

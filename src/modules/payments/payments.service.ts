@@ -134,6 +134,8 @@ function newPaymentRow(ctx: ServiceContext, draft: PaymentDraft, sourceType: Sou
     pricingCurrency: draft.pricingCurrency,
     pricingAmount: draft.pricingAmount,
     amountReceived: 0n,
+    amountRefunded: 0n,
+    amountRefunding: 0n,
     late: false,
     settlementAddress: draft.settlementAddress,
     networkPassphrase: networkPassphraseFor(ctx.scope.environment),
