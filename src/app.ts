@@ -114,6 +114,8 @@ export function buildApp(deps: AppDeps): App {
     }
     const checkoutPage = await checkoutPages(request, url);
     if (checkoutPage) return checkoutPage;
+    // A person who opens the service's address lands on the dashboard's sign-in, not on a JSON 404.
+    if (path === "/" && (request.method === "GET" || request.method === "HEAD")) return new Response(null, { status: 302, headers: { location: "/dashboard/" } });
     return toFetchResponse(errorResponse(notFound(), deps.logger));
   }
 

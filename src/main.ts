@@ -27,6 +27,7 @@ async function main() {
     const processes = config.workers > 1 ? `, ${config.workers} worker processes` : "";
     logger.info("listening", { url, publicUrl: config.publicUrl, database: config.dialect, ledger: config.ledger, workers: config.workers });
     console.log(`Stellar payment service listening on ${url} (public URL ${config.publicUrl}, ${config.dialect}${processes})`);
+    console.log(`Dashboard: ${config.publicUrl}/dashboard/`);
   };
   if (cluster.isWorker) return serveRequests(config, logger, (url) => process.send!({ type: "worker:listening", url } satisfies ListeningMessage));
 
