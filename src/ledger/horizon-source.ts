@@ -19,6 +19,8 @@ type RawRecord = Record<string, any>;
 
 /** The most records verified in one database transaction. */
 const MAX_BATCH = 200;
+/** SEP-29's account data entry: "1" when the account must be paid with a memo. */
+const MEMO_REQUIRED_KEY = "config.memo_required";
 const PAYMENT_KINDS = new Set(["payment", "path_payment_strict_receive", "path_payment_strict_send"]);
 
 function assetFrom(raw: RawRecord, prefix = ""): Asset {
@@ -95,9 +97,14 @@ export class HorizonSource implements LedgerSource {
           const wanted = await handlers.wantedAccounts();
           // Only payments to a watched wallet are read further (a transaction's memo may be fetched).
           const transactions = new Map<string, Promise<LedgerTransaction | null>>();
-          const records = await Promise.all(batch.filter((raw) => PAYMENT_KINDS.has(raw.type) && wanted(raw.to)).map((raw) => this.recordFrom(raw, transactions)));
+          const payments = batch.filter((raw) => PAYMENT_KINDS.has(raw.type));
+          const [records, outgoing] = await Promise.all([
+            Promise.all(payments.filter((raw) => wanted(raw.to)).map((raw) => this.recordFrom(raw, transactions))),
+            // A watched wallet's own payments going out: its refunds (the memo names them).
+            Promise.all(payments.filter((raw) => wanted(raw.from)).map((raw) => this.recordFrom(raw, transactions))),
+          ]);
           const last = String(batch.at(-1)!.paging_token);
-          if (!closed) await handlers.onPayments({ records, cursor: last, ledger: ledgerOfToken(last) });
+          if (!closed) await handlers.onPayments({ records, outgoing, cursor: last, ledger: ledgerOfToken(last) });
         }
       } catch (error) {
         fail(error);
@@ -222,6 +229,7 @@ export class HorizonSource implements LedgerSource {
         balances: account.balances
           .filter((b) => b.asset_type !== "liquidity_pool_shares")
           .map((b) => ({ asset: assetFrom(b as RawRecord), balance: toStroops(b.balance) })),
+        memoRequired: Buffer.from(account.data_attr[MEMO_REQUIRED_KEY] ?? "", "base64").toString() === "1",
       };
     } catch (error) {
       if (error instanceof NotFoundError) return null;

@@ -57,12 +57,16 @@ export interface LedgerAccount {
   id: string;
   sequence: string;
   balances: { asset: Asset; balance: bigint }[];
+  /** SEP-29: its data entry `config.memo_required` is "1" (exchanges): it must not be paid without a memo */
+  memoRequired: boolean;
 }
 
 /** What a network's stream hands over at a time: the wanted records among what arrived, and where it got to. */
 export interface PaymentBatch {
   /** the payment operations to a wanted account, in ledger order */
   records: LedgerPaymentRecord[];
+  /** the payment operations from a wanted account (its refunds going out), in ledger order */
+  outgoing: LedgerPaymentRecord[];
   /** where the stream resumes after this batch (exclusive): past every operation that arrived, wanted or not */
   cursor: string;
   /** the ledger of the last operation that arrived */

@@ -1,8 +1,9 @@
 // One payment stream per network watches every settlement wallet in use: the network's ledger-wide
 // stream, resumed from one persisted cursor, is matched in memory against the watched wallets (those
-// of payments open for the ledger, payment-states.ts), and only payments to them reach the verifier.
+// of payments open for the ledger, payment-states.ts, and of refunds in flight), and only payments to
+// them (and, for refunds, from them) reach the verifier.
 // The watched set is read whole at start and then now and then as a safety net; in between, payments
-// created anywhere (any process, any host) reach it as their payment.created outbox events, read
+// (and refunds) created anywhere (any process, any host) reach it as their .created outbox events, read
 // before each batch is matched, so a wallet is watched before money for its new payment can arrive.
 //
 // One process watches each network at a time (network-locks.ts); the others keep their set ready and
@@ -14,6 +15,7 @@ import { createEventFeed, type EventFeed } from "../modules/events/events.feed.t
 import { keepFirstNetworkCursor, savedNetworkCursor, walletCursors } from "../modules/ledger-payments/ledger-payments.store.ts";
 import { LATE_WINDOW_MS } from "../modules/payments/payment-states.ts";
 import { oldestOpenForLedgerUnfollowed, walletsOpenForLedger, walletsOfPayments } from "../modules/payments/payments.store.ts";
+import { walletsOfRefunds, walletsWithRefundsInFlight } from "../modules/refunds/refunds.store.ts";
 import type { Logger } from "../shared/logger.ts";
 import type { LedgerSource, PaymentBatch } from "./ledger-source.ts";
 import type { NetworkLocks } from "./network-locks.ts";
@@ -84,6 +86,8 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
   let feed: EventFeed | null = null;
   /** payments created (their events read) whose wallets are not yet watched */
   const created: string[] = [];
+  /** refunds created likewise: their wallets are watched for the payments going out */
+  const refundsCreated: string[] = [];
   /** wallets watched while the whole set is being read again: kept when it is replaced */
   let addedDuringReread: Set<string> | null = null;
   let lastReread = Number.NEGATIVE_INFINITY;
@@ -117,13 +121,15 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
   function catchUpWithCreated(): Promise<void> {
     const run = catchingUp.then(async () => {
       await feed?.poll();
-      while (created.length > 0) {
-        const ids = created.splice(0, CREATED_CHUNK);
-        try {
-          for (const key of await walletsOfPayments(deps.db, ids)) watch(key);
-        } catch (error) {
-          created.unshift(...ids);
-          throw error;
+      for (const [pending, walletsOf] of [[created, walletsOfPayments], [refundsCreated, walletsOfRefunds]] as const) {
+        while (pending.length > 0) {
+          const ids = pending.splice(0, CREATED_CHUNK);
+          try {
+            for (const key of await walletsOf(deps.db, ids)) watch(key);
+          } catch (error) {
+            pending.unshift(...ids);
+            throw error;
+          }
         }
       }
     });
@@ -135,6 +141,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
     addedDuringReread = new Set();
     try {
       const keys = await walletsOpenForLedger(deps.db, lateSince());
+      for (const key of await walletsWithRefundsInFlight(deps.db)) keys.add(key);
       for (const key of addedDuringReread) keys.add(key);
       watched = new Map();
       for (const key of keys) watch(key);
@@ -151,6 +158,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
       const next = createEventFeed(deps);
       await next.listen((event) => {
         if (event.type === "payment.created") created.push(event.resourceId);
+        else if (event.type === "refund.created") refundsCreated.push(event.resourceId);
       });
       feed = next;
     }
@@ -207,7 +215,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
       outage.reached();
       networkFailed = false;
       progress.receivedLedger = batch.ledger;
-      if (batch.records.length > 0 || performance.now() - idleSavedAt >= IDLE_CURSOR_SAVE_MS) {
+      if (batch.records.length > 0 || batch.outgoing.length > 0 || performance.now() - idleSavedAt >= IDLE_CURSOR_SAVE_MS) {
         const outcomes = await verifyLedgerPayments(deps, networkPassphrase, batch);
         if (batch.records.length === 0) idleSavedAt = performance.now();
         if (outcomes.some((o) => !isSilent(o))) options.onEventsCommitted?.();

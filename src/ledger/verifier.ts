@@ -11,6 +11,7 @@ import { moveNetworkCursorStatement, recordLedgerPaymentsStatement, recordedOper
 import { appendCompletions, type Completion, loadCompletionRelations } from "../modules/payments/payment-completion.ts";
 import { ledgerCompletes } from "../modules/payments/payment-states.ts";
 import { creditPaymentsStatement, paymentsByMemoIds } from "../modules/payments/payments.store.ts";
+import { appendRecognizedRefunds } from "../modules/refunds/refunds.recognition.ts";
 import { crashPoint } from "../shared/crash-point.ts";
 import type { LedgerPaymentRecord, PaymentBatch } from "./ledger-source.ts";
 
@@ -55,7 +56,7 @@ const settlementAssetOf = (p: { settlementAssetCode: string; settlementAssetIssu
 export async function verifyLedgerPayments(
   deps: Pick<Deps, "db" | "clock" | "ids" | "config">,
   networkPassphrase: string,
-  { records, cursor: nextCursor }: Pick<PaymentBatch, "records" | "cursor">,
+  { records, outgoing = [], cursor: nextCursor }: Pick<PaymentBatch, "records" | "cursor"> & Partial<Pick<PaymentBatch, "outgoing">>,
 ): Promise<VerificationOutcome[]> {
   const { db } = deps;
   // Money arriving: not other operations or failed transactions.
@@ -127,10 +128,11 @@ export async function verifyLedgerPayments(
   }
   if (partial.length > 0) steps.push(creditPaymentsStatement(db, partial, now));
   if (completions.length > 0) appendCompletions(steps, deps, completions);
+  const refunded = await appendRecognizedRefunds(steps, deps, networkPassphrase, outgoing);
   const cursor = moveNetworkCursorStatement(db, networkPassphrase, nextCursor, now);
   // Test hook (TEST_CRASH_AT, set by tests only): the process dies inside the transaction, with the
   // completions written and not committed, after the ledger closed their transactions.
-  steps.push(completing.length > 0 ? () => (crashPoint(deps.config, "completion-before-commit"), cursor) : cursor);
+  steps.push(completing.length > 0 || refunded > 0 ? () => (crashPoint(deps.config, "completion-before-commit"), cursor) : cursor);
   await directSql(db).batch(steps);
   return outcomes;
 }
@@ -151,6 +153,7 @@ function ledgerPaymentRow(networkPassphrase: string, record: LedgerPaymentRecord
     memo: record.memo,
     muxedId: record.toMuxedId,
     paymentId,
+    refundId: null,
     ledgerCreatedAt: record.ledgerCreatedAt,
     createdAt: now,
   };

@@ -28,7 +28,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = "org" | "key" | "pay" | "cs" | "plink" | "inv" | "cus" | "we" | "evt" | "whd" | "req" | "msg" | "usr" | "ses" | "uinv" | "pwr" | "aud";
+export type IdPrefix = "org" | "key" | "pay" | "cs" | "plink" | "inv" | "cus" | "we" | "evt" | "whd" | "req" | "msg" | "usr" | "ses" | "uinv" | "pwr" | "aud" | "re";
 
 export interface IdGenerator {
   newId(prefix: IdPrefix): string;

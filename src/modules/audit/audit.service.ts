@@ -19,6 +19,10 @@ export const AUDIT_ACTIONS = [
   "two_factor.disabled",
   "two_factor.required",
   "two_factor.no_longer_required",
+  "refund.created",
+  "refund.submitted",
+  "refund.canceled",
+  "ledger_payment.applied",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

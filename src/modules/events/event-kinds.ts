@@ -13,6 +13,10 @@ export const EVENT_KINDS = [
   "invoice.voided",
   "checkout.session.completed",
   "checkout.session.expired",
+  "refund.created",
+  "refund.succeeded",
+  "refund.failed",
+  "refund.canceled",
   "webhook.test",
 ] as const;
 

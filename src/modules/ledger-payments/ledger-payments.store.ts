@@ -37,7 +37,7 @@ export async function recordedOperations(db: Db, networkPassphrase: string, oper
 const LEDGER_PAYMENT_COLUMNS = {
   networkPassphrase: "text", operationId: "text", txHash: "text", account: "text", sourceAccount: "text", amount: "bigint",
   assetCode: "text", assetIssuer: "text", sourceAssetCode: "text", sourceAssetIssuer: "text", memoType: "text", memo: "text",
-  muxedId: "text", paymentId: "text", ledgerCreatedAt: "timestamp", createdAt: "timestamp",
+  muxedId: "text", paymentId: "text", refundId: "text", ledgerCreatedAt: "timestamp", createdAt: "timestamp",
 } satisfies Record<keyof LedgerPayment, string>;
 const insertLedgerPayments = insertJsonRows("LedgerPayment", LEDGER_PAYMENT_COLUMNS);
 
@@ -141,3 +141,63 @@ const unmatchedPaymentsOf = listOf<"LedgerPayment", UnmatchedLedgerPaymentFilter
 
 export const listUnmatchedLedgerPayments = (ctx: Pick<ServiceContext, "db">, filters: UnmatchedLedgerPaymentFilters, page: PageRequest) =>
   unmatchedPaymentsOf(typedSql(ctx.db), filters, page);
+
+// ---- the desk: an unmatched payment applied to a payment, or sent back by a refund
+
+const byOperation = preparedQuery((q, p: { network: string; operationId: string }) =>
+  q.selectFrom("LedgerPayment").selectAll().where("networkPassphrase", "=", p.network).where("operationId", "=", p.operationId),
+);
+
+/** The ledger payment `operationId` of a network, matched or not, or null. */
+export const ledgerPaymentByOperation = (db: Db, networkPassphrase: string, operationId: string): Promise<LedgerPayment | null> =>
+  byOperation.first(typedSql(db), { network: networkPassphrase, operationId });
+
+const payersOf = preparedQuery((q, p: { paymentId: string }) =>
+  q.selectFrom("LedgerPayment").select("sourceAccount").distinct().where("paymentId", "=", p.paymentId).limit(2),
+);
+
+/** The accounts that paid toward a payment on the ledger: one, several (at most two are read), or none. */
+export async function payersOfPayment(db: Db, paymentId: string): Promise<string[]> {
+  return (await payersOf.all(typedSql(db), { paymentId })).map((row) => row.sourceAccount);
+}
+
+const holdForRefund = preparedQuery((q, p: { network: string; operationId: string; refundId: string }) =>
+  q
+    .updateTable("LedgerPayment")
+    .set({ refundId: p.refundId })
+    .where("networkPassphrase", "=", p.network)
+    .where("operationId", "=", p.operationId)
+    .where("paymentId", "is", null)
+    .where("refundId", "is", null),
+);
+
+/** The unmatched payment is being sent back by `refundId`: unless it still is unmatched and not being sent back already, the batch fails with `error`. */
+export const holdLedgerPaymentForRefundStatement = (db: Db, networkPassphrase: string, operationId: string, refundId: string, error: () => Error): Statement =>
+  holdForRefund.statement(typedSql(db), { network: networkPassphrase, operationId, refundId }, { expect: { changes: 1, error } });
+
+const releaseFromRefund = preparedQuery((q, p: { network: string; operationId: string; refundId: string }) =>
+  q
+    .updateTable("LedgerPayment")
+    .set({ refundId: null })
+    .where("networkPassphrase", "=", p.network)
+    .where("operationId", "=", p.operationId)
+    .where("refundId", "=", p.refundId),
+);
+
+/** The refund that held it was canceled or failed: the unmatched payment may be applied or sent back again. */
+export const releaseLedgerPaymentStatement = (db: Db, networkPassphrase: string, operationId: string, refundId: string): Statement =>
+  releaseFromRefund.statement(typedSql(db), { network: networkPassphrase, operationId, refundId });
+
+const applyToPayment = preparedQuery((q, p: { network: string; operationId: string; paymentId: string }) =>
+  q
+    .updateTable("LedgerPayment")
+    .set({ paymentId: p.paymentId })
+    .where("networkPassphrase", "=", p.network)
+    .where("operationId", "=", p.operationId)
+    .where("paymentId", "is", null)
+    .where("refundId", "is", null),
+);
+
+/** The unmatched payment counts toward `paymentId` from now on: unless it still is unmatched and not being sent back, the batch fails with `error`. */
+export const applyLedgerPaymentStatement = (db: Db, networkPassphrase: string, operationId: string, paymentId: string, error: () => Error): Statement =>
+  applyToPayment.statement(typedSql(db), { network: networkPassphrase, operationId, paymentId }, { expect: { changes: 1, error } });

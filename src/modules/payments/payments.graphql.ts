@@ -42,6 +42,7 @@ export const PaymentType = builder.prismaObject("Payment", {
     expiresAt: t.expose("expiresAt", { type: "DateTime", nullable: true }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     amountReceived: t.string({ resolve: (p) => formatStroops(p.amountReceived) }),
+    amountRefunded: t.string({ description: "what refunds sent back (those that succeeded)", resolve: (p) => formatStroops(p.amountRefunded) }),
     late: t.exposeBoolean("late"),
     failureReason: t.exposeString("failureReason", { nullable: true }),
     manualCompletionReason: t.exposeString("manualCompletionReason", { nullable: true, description: "why it was marked completed by hand" }),

@@ -419,3 +419,48 @@ export async function paymentTotals(ctx: ServiceContext, range: { from: Date; to
     daily: daily.map((row) => ({ day: row.day, asset: assetOf(row), amount: BigInt(String(row.amount)) })),
   };
 }
+
+// ---- refunds: what is refundable is received - refunded - refunding (src/modules/refunds/)
+
+const reserveRefund = preparedQuery((q, p: { id: string; amount: bigint }) =>
+  q
+    .updateTable("Payment")
+    .set({ amountRefunding: sql<bigint>`${sql.ref("amountRefunding")} + ${p.amount}` })
+    .where("id", "=", p.id)
+    .where(sql<SqlBool>`${sql.ref("amountReceived")} - ${sql.ref("amountRefunded")} - ${sql.ref("amountRefunding")} >= ${p.amount}`),
+);
+
+/**
+ * Holds `amount` of the payment for a refund in flight, if that much is still refundable; else the
+ * batch fails with `error`. One conditional update: on PostgreSQL it waits for a concurrent one's row
+ * lock and checks the row as that one left it, on SQLite writes are one at a time, so two refunds at
+ * once never hold more than arrived.
+ */
+export const reserveRefundStatement = (db: Db, paymentId: string, amount: bigint, error: () => Error): Statement =>
+  reserveRefund.statement(typedSql(db), { id: paymentId, amount }, { expect: { changes: 1, error } });
+
+const endRefund = preparedQuery((q, p: { id: string; amount: bigint; refunded: bigint; now: Date }) =>
+  q
+    .updateTable("Payment")
+    .set({
+      amountRefunding: sql<bigint>`${sql.ref("amountRefunding")} - ${p.amount}`,
+      amountRefunded: sql<bigint>`${sql.ref("amountRefunded")} + ${p.refunded}`,
+      updatedAt: p.now,
+    })
+    .where("id", "=", p.id),
+);
+
+/** A refund in flight ends: its `amount` is held no longer, and counts as refunded if it `succeeded`. */
+export const endRefundStatement = (db: Db, paymentId: string, amount: bigint, succeeded: boolean, now: Date): Statement =>
+  endRefund.statement(typedSql(db), { id: paymentId, amount, refunded: succeeded ? amount : 0n, now });
+
+const applyLedgerCredit = preparedQuery((q, p: { id: string; amount: bigint; now: Date }) =>
+  q
+    .updateTable("Payment")
+    .set({ amountReceived: addStroops("Payment.amountReceived", sql`${p.amount}`), updatedAt: p.now })
+    .where("id", "=", p.id),
+);
+
+/** Counts `amount` that arrived unmatched toward the payment (the desk's apply), whatever its status. */
+export const creditPaymentStatement = (db: Db, paymentId: string, amount: bigint, now: Date): Statement =>
+  applyLedgerCredit.statement(typedSql(db), { id: paymentId, amount, now });

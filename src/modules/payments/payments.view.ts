@@ -33,6 +33,7 @@ export const paymentJsonSchema = z
     expires_at: timestampJsonSchema.nullable(),
     created_at: timestampJsonSchema,
     amount_received: amountJsonSchema.meta({ description: "what arrived on the ledger so far (partial payments, overpayment)" }),
+    amount_refunded: amountJsonSchema.meta({ description: "what refunds sent back (those that succeeded)" }),
     late: z.boolean().meta({ description: "completed by a payment that arrived after it expired" }),
     failure_reason: z.string().nullable(),
     pricing_currency: z.string().nullable().meta({ description: "ISO 4217 code of the display price" }),
@@ -64,6 +65,7 @@ export function paymentJson(p: Payment, publicUrl: string): PaymentJson {
     created_at: p.createdAt.toISOString(),
     // Extensions (decisions.md): what actually arrived, late completion, the display price.
     amount_received: formatStroops(p.amountReceived),
+    amount_refunded: formatStroops(p.amountRefunded),
     late: p.late,
     failure_reason: p.failureReason,
     pricing_currency: p.pricingCurrency,

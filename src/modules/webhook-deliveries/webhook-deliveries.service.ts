@@ -63,6 +63,8 @@ async function samplePayment(ctx: ServiceContext, now: Date): Promise<Payment> {
     pricingCurrency: "USD",
     pricingAmount: "1.0000000",
     amountReceived: tenXlm,
+    amountRefunded: 0n,
+    amountRefunding: 0n,
     late: false,
     settlementAddress: settlementAddress ?? SAMPLE_SETTLEMENT_ADDRESS,
     networkPassphrase: networkPassphraseFor(ctx.scope.environment),
