@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Memo, Networks, TransactionBuilder } from "@stellar/stellar-sdk";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -13,6 +14,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES } from "../src/app.ts";
 import { type ApiOptions, type ApiResponse, type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { fundedPayer, payOp, signedTransaction, startLedgerWorld, submit, waitFor } from "./support/ledger.ts";
 import { type WebhookReceiver, startWebhookReceiver } from "./support/webhook-receiver.ts";
 
 let t: TestApp;
@@ -248,6 +250,35 @@ describe("a walk through the API answers as documented", () => {
   it("the document's own answer matches its operation", async () => {
     const response = await fetch(`${t.url}/api/v1/openapi.json`);
     expectDocumented("GET", "/openapi.json", { status: response.status, headers: response.headers, body: await response.json() });
+  });
+
+  it("refunds: create, get, list, submit and cancel, on a simulated ledger of their own (money must arrive first)", async () => {
+    const world = await startLedgerWorld("5");
+    try {
+      const { merchant: m, wallet } = world;
+      const walk = async (method: string, path: string, body?: unknown) => {
+        const answer = await world.t.api(method, path, { key: m.sandboxKey, ...(body !== undefined && { body }) });
+        expectDocumented(method, path, answer);
+        return answer;
+      };
+      const payment = (await walk("POST", "/payments", { amount: "4" })).body;
+      const { destination, memo } = payment.payment_instructions;
+      await submit(wallet, await signedTransaction(wallet, await fundedPayer(wallet), [payOp(destination, "4")], { memo: Memo.id(memo) }));
+      await waitFor(async () => (await walk("GET", `/payments/${payment.id}`)).body, (p) => p.status === "completed");
+      const created = await walk("POST", "/refunds", { payment_id: payment.id, amount: "1" });
+      expect(created.status).toBe(201);
+      expect((await walk("GET", `/refunds/${created.body.id}`)).body.transaction_xdr).not.toBeNull();
+      expect((await walk("GET", `/refunds?payment_id=${payment.id}&status=requires_signature`)).body.refunds).toHaveLength(1);
+      const tx = TransactionBuilder.fromXDR(created.body.transaction_xdr, Networks.TESTNET);
+      tx.sign(m.wallet);
+      expect((await walk("POST", `/refunds/${created.body.id}/submit`, { signed_transaction_xdr: tx.toEnvelope().toXDR("base64") })).body.status).toBe("succeeded");
+      expect((await walk("POST", `/refunds/${created.body.id}/cancel`)).status).toBe(409);
+      const other = await walk("POST", "/refunds", { payment_id: payment.id });
+      expect((await walk("POST", `/refunds/${other.body.id}/cancel`)).body.status).toBe("canceled");
+      expect((await walk("POST", "/refunds", { payment_id: payment.id, amount: "4" })).status).toBe(400);
+    } finally {
+      await world.t.close();
+    }
   });
 
   it("covered every operation's success answer", () => {
