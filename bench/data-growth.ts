@@ -380,7 +380,7 @@ async function seedBoth(dialect: string, env: Record<string, string>, large: Awa
   ];
   const sql = directSql(large.database.db);
   for (const org of organizations) {
-    const scope = { organizationId: org.id, environment: "production" as const, principal: { kind: "key" as const, id: "" } };
+    const scope = { organizationId: org.id, environment: "production" as const, principal: { kind: "key" as const, id: "", role: "admin" as const } };
     const endpoints: string[] = [];
     for (const n of [1, 2, 3]) {
       const input = createWebhookEndpointSchema.parse({ url: `https://hooks.example.test/${n}`, enabled_events: ["*"] });

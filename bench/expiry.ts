@@ -33,7 +33,7 @@ async function benchDialect(dialect: Dialect) {
   try {
     const org = await createOrganization(deps, { name: "Bench" });
     await setSettlementWallet(deps, { organizationId: org.organization_id, environment: "sandbox", address: Keypair.random().publicKey() });
-    const ctx = { ...deps, scope: { organizationId: org.organization_id, environment: "sandbox" as const, principal: { kind: "key" as const, id: "bench" } } };
+    const ctx = { ...deps, scope: { organizationId: org.organization_id, environment: "sandbox" as const, principal: { kind: "key" as const, id: "bench", role: "admin" as const } } };
 
     /** `count` pending payments, copies of one the service made, all due in the same second; their id prefix. */
     async function seed(count: number, label: string): Promise<string> {

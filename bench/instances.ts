@@ -73,7 +73,7 @@ async function measure(instances: number) {
     });
     if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.status} ${await endpoint.text()}`);
 
-    const ctx = { ...merchant.deps, scope: { organizationId: merchant.org.organization_id, environment: "sandbox" as const, principal: { kind: "key" as const, id: "bench" } } };
+    const ctx = { ...merchant.deps, scope: { organizationId: merchant.org.organization_id, environment: "sandbox" as const, principal: { kind: "key" as const, id: "bench", role: "admin" as const } } };
     // An open payment keeps the wallet watched, as real traffic would.
     await createPayment(ctx, { amount: 10_000_000n });
     const completions = async () =>

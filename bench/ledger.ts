@@ -43,7 +43,7 @@ const wallet = Keypair.random();
 await fund(network, wallet.publicKey());
 const org = await createOrganization(deps, { name: "Bench" });
 await setSettlementWallet(deps, { organizationId: org.organization_id, environment: "sandbox", address: wallet.publicKey() });
-const ctx = { ...deps, scope: { organizationId: org.organization_id, environment: "sandbox" as const, principal: { kind: "key" as const, id: "bench" } } };
+const ctx = { ...deps, scope: { organizationId: org.organization_id, environment: "sandbox" as const, principal: { kind: "key" as const, id: "bench", role: "admin" as const } } };
 const newPayment = () => createPayment(ctx, { amount: 10_000_000n });
 
 // A payment that stays pending keeps the wallet's stream open, as real traffic would.

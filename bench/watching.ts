@@ -69,7 +69,7 @@ async function funded(addresses: string[]) {
 // ---- 10,000 wallets, one open payment each: created as the API would, then moved to a wallet of its own
 const org = await createOrganization(deps, { name: "Bench" });
 await setSettlementWallet(deps, { organizationId: org.organization_id, environment: "sandbox", address: Keypair.random().publicKey() });
-const ctx = { ...deps, scope: { organizationId: org.organization_id, environment: "sandbox" as const, principal: { kind: "key" as const, id: "bench" } } };
+const ctx = { ...deps, scope: { organizationId: org.organization_id, environment: "sandbox" as const, principal: { kind: "key" as const, id: "bench", role: "admin" as const } } };
 const wallets = Array.from({ length: WALLETS }, () => Keypair.random().publicKey());
 const seedStarted = performance.now();
 const open: { id: string; memoId: string; settlementAddress: string }[] = [];

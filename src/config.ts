@@ -45,7 +45,7 @@ const envSchema = z.object({
   WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   TRUST_PROXY: bool.default(false),
   /** tests only: the process kills itself at this point (src/shared/crash-point.ts) */
-  TEST_CRASH_AT: z.enum(["completion-before-commit"]).optional(),
+  TEST_CRASH_AT: z.enum(["completion-before-commit", "refund-before-answer"]).optional(),
   NODE_ENV: z.string().optional(),
   CORS_ORIGINS: z
     .string()

@@ -3,7 +3,7 @@ import type { Db } from "./db/client.ts";
 import type { Clock } from "./shared/clock.ts";
 import type { IdGenerator } from "./shared/ids.ts";
 import type { Logger } from "./shared/logger.ts";
-import type { Role } from "./modules/users/roles.ts";
+import type { KeyRole, Role } from "./modules/users/roles.ts";
 
 export type Environment = "sandbox" | "production";
 export const ENVIRONMENTS: readonly Environment[] = ["sandbox", "production"];
@@ -17,11 +17,11 @@ export interface Deps {
 }
 
 /**
- * The credential behind a call: an API key, or a dashboard user's session (whose role then decides
- * what the call may do, src/modules/users/roles.ts).
+ * The credential behind a call: an API key, or a dashboard user's session. Its role decides what the
+ * call may do (src/modules/users/roles.ts).
  */
 export type Principal =
-  | { kind: "key"; id: string }
+  | { kind: "key"; id: string; role: KeyRole }
   | {
       kind: "user";
       id: string;

@@ -156,7 +156,7 @@ describe("admin CLI", () => {
       expect(list.json.organizations.length).toBe(await t.database.db.organization.count());
     });
 
-    it("key list: each key by id, environment, display prefix, created and revoked, never the key or its hash", async () => {
+    it("key list: each key by id, environment, display prefix, role, created and revoked, never the key or its hash", async () => {
       const org = await admin(["org", "create", "--name", "Key Lister"]);
       const orgId: string = org.json.organization_id;
       const extra: string = (await admin(["key", "create", "--org", orgId, "--environment", "sandbox"])).json.api_key;
@@ -171,6 +171,7 @@ describe("admin CLI", () => {
           id: key.id,
           environment: key.environment,
           prefix: key.prefix,
+          role: key.role,
           created_at: key.createdAt.toISOString(),
           revoked_at: key.revokedAt?.toISOString() ?? null,
         })),
@@ -179,6 +180,8 @@ describe("admin CLI", () => {
       expect(byPrefix(org.json.sandbox_api_key)).toMatchObject({ environment: "sandbox", revoked_at: null });
       expect(byPrefix(org.json.live_api_key)).toMatchObject({ environment: "production", revoked_at: null });
       expect(byPrefix(extra).revoked_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+      // The operator's keys are admin keys, made by no dashboard user.
+      expect(stored.map((key) => [key.role, key.createdById])).toEqual(stored.map(() => ["admin", null]));
       // No secret: not a key, not a hash, not even the part of a key after its prefix.
       for (const key of [org.json.sandbox_api_key, org.json.live_api_key, extra]) expect(list.stdout).not.toContain(key.slice(16));
       for (const { hash } of stored) expect(list.stdout).not.toContain(hash);

@@ -1,5 +1,5 @@
 // Roles on the server, over real HTTP on both dialects: each role against each kind of field (read,
-// the business's writes, keys and webhooks, the team), API keys as before, the owner rules (an admin
+// the business's writes, keys and webhooks, the team), the operator's keys (test/api-key-roles.test.ts: keys' roles), the owner rules (an admin
 // cannot touch owners, the last owner stays), and a session's subscription ending with its session.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Role } from "../src/modules/users/roles.ts";
@@ -61,13 +61,16 @@ describe("each role against each kind of field", () => {
     }
   }
 
-  it("an API key does what it did before: reads, writes, webhooks; not the team", async () => {
+  it("the operator's (admin) key reads, writes, webhooks; neither sees nor manages the team", async () => {
     const asKey = (query: string, variables = {}) => postGraphQL(t, { query, variables }, { authorization: `Bearer ${merchant.sandboxKey}` });
     expect((await asKey(KINDS.read.query.replace(" users { id }", ""))).body.errors).toBeUndefined();
     expect((await asKey(KINDS.write.query)).body.errors).toBeUndefined();
     expect((await asKey(KINDS.developer.query)).body.errors).toBeUndefined();
+    const TEAM_ONLY = "the team is managed and seen in the dashboard only";
     const team = await asKey(KINDS.team.query, { id: users.viewer.userId, password: "a key has none" });
-    expect(team.body.errors[0]).toMatchObject({ message: "An API key may not use updateUserRole", extensions: { code: "FORBIDDEN" } });
+    expect(team.body.errors[0]).toMatchObject({ message: `An API key may not use updateUserRole: ${TEAM_ONLY}`, extensions: { code: "FORBIDDEN" } });
+    const listed = await asKey(`{ users { email } }`);
+    expect(listed.body).toEqual({ data: null, errors: [expect.objectContaining({ message: `An API key may not use users: ${TEAM_ONLY}`, extensions: { code: "FORBIDDEN" } })] });
     // And REST as ever.
     expect((await t.api("POST", "/customers", { key: merchant.sandboxKey, body: { name: "Bo" } })).status).toBe(201);
   });

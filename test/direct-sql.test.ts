@@ -100,7 +100,7 @@ it("reads organization settings as Prisma does: wallet, assets oldest first, rat
 });
 
 it("stores a payment, its event, a session and an invoice exactly as Prisma reads them back", async () => {
-  const ctx = { ...t.deps, scope: { organizationId: merchant.organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "" } } };
+  const ctx = { ...t.deps, scope: { organizationId: merchant.organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "", role: "admin" as const } } };
   const payment = await createPayment(ctx, { amount: 922_337_203_685_477_580_7n, description: "max", metadata: { a: "b" } });
   expect(await t.database.db.payment.findUnique({ where: { id: payment.id } })).toEqual(payment);
   const event = await t.database.db.event.findFirstOrThrow({ where: { resourceId: payment.id } });

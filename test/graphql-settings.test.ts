@@ -4,7 +4,8 @@
 import { Keypair, Networks } from "@stellar/stellar-sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import { settlementWalletHealth } from "../src/modules/organizations/organizations.service.ts";
-import { startTestApp } from "./support/test-app.ts";
+import { type DashboardClient, signedInUser } from "./support/dashboard.ts";
+import { type Merchant, startTestApp } from "./support/test-app.ts";
 
 const t = await startTestApp({ workers: true, env: { LEDGER: "simulated", SIM_LEDGER_CLOSE_MS: "100" } });
 afterAll(() => t.close());
@@ -14,7 +15,17 @@ const network = t.app.ledger.simulatedNetwork(Networks.TESTNET)!;
 const gql = async (query: string, variables?: Record<string, unknown>, key = merchant.sandboxKey) => (await t.graphql(query, variables, key)).body;
 const refusal = (body: any) => ({ code: body.errors?.[0]?.extensions?.code, message: body.errors?.[0]?.message });
 
-const KEY_FIELDS = "id name environment prefix createdAt lastUsedAt revokedAt";
+/**
+ * Where money goes is changed by a session only, with the password again: `query` declares
+ * `$password: String` and passes it on; the owner's password is given.
+ */
+async function ownerOf(own: Merchant) {
+  const owner: DashboardClient = await signedInUser(t, own.organizationId, "owner");
+  const answer = (query: string, variables: Record<string, unknown> = {}) => owner.graphql(query, { ...variables, password: owner.password });
+  return Object.assign(async (query: string, variables: Record<string, unknown> = {}) => (await answer(query, variables)).body, { answer });
+}
+
+const KEY_FIELDS = "id name environment prefix role creatorRemoved createdAt lastUsedAt revokedAt";
 const CREATE_KEY = `mutation ($environment: Environment!, $name: String) { createApiKey(environment: $environment, name: $name) { key apiKey { ${KEY_FIELDS} } } }`;
 const REVOKE_KEY = `mutation ($id: ID!) { revokeApiKey(id: $id) { ${KEY_FIELDS} } }`;
 const LIST_KEYS = `{ apiKeys { ${KEY_FIELDS} } }`;
@@ -25,7 +36,8 @@ describe("API keys", () => {
     expect(created.errors).toBeUndefined();
     const { key, apiKey } = created.data.createApiKey;
     expect(key).toMatch(/^pk_test_[0-9A-Za-z]{32}$/);
-    expect(apiKey).toMatchObject({ name: "CI deploys", environment: "sandbox", prefix: key.slice(0, 16), lastUsedAt: null, revokedAt: null });
+    // Made with the operator's (admin) key: an admin key, whose creator is no user.
+    expect(apiKey).toMatchObject({ name: "CI deploys", environment: "sandbox", prefix: key.slice(0, 16), role: "admin", creatorRemoved: false, lastUsedAt: null, revokedAt: null });
     expect((await t.api("GET", "/payments", { key })).status).toBe(200);
     // Only its hash is stored.
     const stored = await t.database.db.apiKey.findUnique({ where: { id: apiKey.id } });
@@ -143,16 +155,17 @@ describe("organization settings", () => {
 
   it("sets the settlement wallet and checks it against the ledger: exists, trusts every enabled credit asset", async () => {
     const own = await t.createMerchant({ wallet: false });
+    const asOwner = await ownerOf(own);
     const org = async (key = own.sandboxKey) => (await gql(`{ organization { settlementAddress ${HEALTH} } }`, {}, key)).data.organization;
     expect(await org()).toEqual({ settlementAddress: null, settlementWalletHealth: null });
 
-    const SET = `mutation ($address: String!) { setSettlementWallet(address: $address) { settlementAddress ${HEALTH} } }`;
-    expect(refusal(await gql(SET, { address: "GNOTAKEY" }, own.sandboxKey))).toEqual({
+    const SET = `mutation ($address: String!, $password: String) { setSettlementWallet(address: $address, password: $password) { settlementAddress ${HEALTH} } }`;
+    expect(refusal(await asOwner(SET, { address: "GNOTAKEY" }))).toEqual({
       code: "BAD_REQUEST",
       message: "address must be a Stellar public key (G...)",
     });
     const wallet = Keypair.random().publicKey();
-    const set = (await gql(SET, { address: wallet }, own.sandboxKey)).data.setSettlementWallet;
+    const set = (await asOwner(SET, { address: wallet })).data.setSettlementWallet;
     expect(set).toEqual({
       settlementAddress: wallet,
       settlementWalletHealth: { address: wallet, accountExists: false, missingTrustlines: [], healthy: false, error: null },
@@ -163,10 +176,9 @@ describe("organization settings", () => {
     expect((await org()).settlementWalletHealth).toMatchObject({ accountExists: true, healthy: true, missingTrustlines: [] });
 
     const usdc = network.createAsset("USDC", Keypair.random());
-    const enabled = await gql(
-      `mutation ($code: String!, $issuer: String!) { enableAsset(assetCode: $code, issuerAddress: $issuer) { enabledAssets { assetCode issuerAddress } ${HEALTH} } }`,
+    const enabled = await asOwner(
+      `mutation ($code: String!, $issuer: String!, $password: String) { enableAsset(assetCode: $code, issuerAddress: $issuer, password: $password) { enabledAssets { assetCode issuerAddress } ${HEALTH} } }`,
       { code: "USDC", issuer: usdc.getIssuer() },
-      own.sandboxKey,
     );
     expect(enabled.data.enableAsset.enabledAssets).toEqual([
       { assetCode: "XLM", issuerAddress: null },
@@ -195,13 +207,18 @@ describe("organization settings", () => {
 
   it("disables a credit asset with its rates: new payments refuse it, earlier ones keep it", async () => {
     const own = await t.createMerchant();
+    const asOwner = await ownerOf(own);
     const issuer = Keypair.random().publicKey();
     const usdc = { asset_code: "EURC", issuer_address: issuer };
     const ASSET_ARGS = `($c: String!, $i: String!)`;
-    const enable = await gql(`mutation ${ASSET_ARGS} { enableAsset(assetCode: $c, issuerAddress: $i) { id } }`, { c: "EURC", i: issuer }, own.sandboxKey);
+    const enable = await asOwner(`mutation ($c: String!, $i: String!, $password: String) { enableAsset(assetCode: $c, issuerAddress: $i, password: $password) { id } }`, {
+      c: "EURC",
+      i: issuer,
+    });
     expect(enable.errors).toBeUndefined();
-    await gql(`mutation { setExchangeRate(currency: "EUR", assetCode: "EURC", price: "1") { id } }`, {}, own.sandboxKey);
-    await gql(`mutation { setExchangeRate(currency: "EUR", assetCode: "XLM", price: "0.2") { id } }`, {}, own.sandboxKey);
+    const RATE = `mutation ($asset: String!, $price: String!, $password: String) { setExchangeRate(currency: "EUR", assetCode: $asset, price: $price, password: $password) { id } }`;
+    expect((await asOwner(RATE, { asset: "EURC", price: "1" })).errors).toBeUndefined();
+    expect((await asOwner(RATE, { asset: "XLM", price: "0.2" })).errors).toBeUndefined();
     const before = await t.api("POST", "/payments", { key: own.sandboxKey, body: { amount: "5", allowed_assets: [usdc] } });
     expect(before.status).toBe(201);
 
@@ -223,19 +240,20 @@ describe("organization settings", () => {
   });
 
   it("sets pricing rates for enabled assets", async () => {
-    const SET_RATE = `mutation ($currency: String!, $asset: String!, $price: String!) {
-      setExchangeRate(currency: $currency, assetCode: $asset, price: $price) { rates { currency asset { assetCode } price } } }`;
-    const set = await gql(SET_RATE, { currency: "USD", asset: "XLM", price: "0.25" });
+    const asOwner = await ownerOf(merchant);
+    const SET_RATE = `mutation ($currency: String!, $asset: String!, $price: String!, $password: String) {
+      setExchangeRate(currency: $currency, assetCode: $asset, price: $price, password: $password) { rates { currency asset { assetCode } price } } }`;
+    const set = await asOwner(SET_RATE, { currency: "USD", asset: "XLM", price: "0.25" });
     expect(set.data.setExchangeRate.rates).toEqual([{ currency: "USD", asset: { assetCode: "XLM" }, price: "0.25" }]);
-    expect((await gql(SET_RATE, { currency: "USD", asset: "XLM", price: "0.3" })).data.setExchangeRate.rates).toEqual([
+    expect((await asOwner(SET_RATE, { currency: "USD", asset: "XLM", price: "0.3" })).data.setExchangeRate.rates).toEqual([
       { currency: "USD", asset: { assetCode: "XLM" }, price: "0.3" },
     ]);
-    expect(refusal(await gql(SET_RATE, { currency: "USD", asset: "EURC", price: "1" }))).toEqual({
+    expect(refusal(await asOwner(SET_RATE, { currency: "USD", asset: "EURC", price: "1" }))).toEqual({
       code: "BAD_REQUEST",
       message: "asset EURC is not enabled for this organization",
     });
-    expect(refusal(await gql(SET_RATE, { currency: "usd", asset: "XLM", price: "1" })).code).toBe("BAD_REQUEST");
-    expect(refusal(await gql(SET_RATE, { currency: "USD", asset: "XLM", price: "-1" })).code).toBe("BAD_REQUEST");
+    expect(refusal(await asOwner(SET_RATE, { currency: "usd", asset: "XLM", price: "1" })).code).toBe("BAD_REQUEST");
+    expect(refusal(await asOwner(SET_RATE, { currency: "USD", asset: "XLM", price: "-1" })).code).toBe("BAD_REQUEST");
     // The rate prices payments: 10 USD at 0.3 USD per XLM.
     const priced = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { pricing_currency: "USD", pricing_amount: "10" } });
     expect(priced.body.amount).toBe("33.3333334");
@@ -305,6 +323,7 @@ describe("dashboardTotals", () => {
 
 it("answers bad input with a client error naming it, never INTERNAL, and changes nothing", async () => {
   const own = await t.createMerchant();
+  const asOwner = await ownerOf(own);
   const snapshot = async () =>
     JSON.stringify([
       await t.database.db.apiKey.findMany({ where: { organizationId: own.organizationId }, select: { id: true, revokedAt: true }, orderBy: { id: "asc" } }),
@@ -324,22 +343,23 @@ it("answers bad input with a client error naming it, never INTERNAL, and changes
     [`mutation ($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { id } }`, { input: { name: long } }],
     [`mutation ($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { id } }`, { input: { displayName: "\u0007bell" } }],
     [`mutation ($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { id } }`, { input: { name: 42 } }],
-    [`mutation ($a: String!) { setSettlementWallet(address: $a) { id } }`, { a: long }],
-    [`mutation ($a: String!) { setSettlementWallet(address: $a) { id } }`, { a: Keypair.random().secret() }],
-    [`mutation ($c: String!, $i: String!) { enableAsset(assetCode: $c, issuerAddress: $i) { id } }`, { c: "XLM", i: Keypair.random().publicKey() }],
-    [`mutation ($c: String!, $i: String!) { enableAsset(assetCode: $c, issuerAddress: $i) { id } }`, { c: "TOOLONGASSETCODE", i: Keypair.random().publicKey() }],
-    [`mutation ($c: String!, $i: String!) { enableAsset(assetCode: $c, issuerAddress: $i) { id } }`, { c: "USDC", i: "G" }],
-    [`mutation ($p: String!) { setExchangeRate(currency: "USD", assetCode: "XLM", price: $p) { id } }`, { p: "1e5" }],
-    [`mutation ($p: String!) { setExchangeRate(currency: "USD", assetCode: "XLM", price: $p) { id } }`, { p: "0.00000001" }],
-    [`mutation ($p: String!) { setExchangeRate(currency: "USD", assetCode: "XLM", price: $p) { id } }`, { p: "0" }],
-    [`mutation ($p: String!) { setExchangeRate(currency: "USD", assetCode: "XLM", price: $p) { id } }`, { p: long }],
+    [`mutation ($a: String!, $password: String) { setSettlementWallet(address: $a, password: $password) { id } }`, { a: long }],
+    [`mutation ($a: String!, $password: String) { setSettlementWallet(address: $a, password: $password) { id } }`, { a: Keypair.random().secret() }],
+    [`mutation ($c: String!, $i: String!, $password: String) { enableAsset(assetCode: $c, issuerAddress: $i, password: $password) { id } }`, { c: "XLM", i: Keypair.random().publicKey() }],
+    [`mutation ($c: String!, $i: String!, $password: String) { enableAsset(assetCode: $c, issuerAddress: $i, password: $password) { id } }`, { c: "TOOLONGASSETCODE", i: Keypair.random().publicKey() }],
+    [`mutation ($c: String!, $i: String!, $password: String) { enableAsset(assetCode: $c, issuerAddress: $i, password: $password) { id } }`, { c: "USDC", i: "G" }],
+    [`mutation ($p: String!, $password: String) { setExchangeRate(currency: "USD", assetCode: "XLM", price: $p, password: $password) { id } }`, { p: "1e5" }],
+    [`mutation ($p: String!, $password: String) { setExchangeRate(currency: "USD", assetCode: "XLM", price: $p, password: $password) { id } }`, { p: "0.00000001" }],
+    [`mutation ($p: String!, $password: String) { setExchangeRate(currency: "USD", assetCode: "XLM", price: $p, password: $password) { id } }`, { p: "0" }],
+    [`mutation ($p: String!, $password: String) { setExchangeRate(currency: "USD", assetCode: "XLM", price: $p, password: $password) { id } }`, { p: long }],
     [`query ($f: DateTime!) { dashboardTotals(from: $f, to: "2026-01-01T00:00:00Z") { volume { amount } } }`, { f: "yesterday" }],
     [`query ($f: DateTime!) { dashboardTotals(from: $f, to: "2026-01-01T00:00:00Z") { volume { amount } } }`, { f: 1 }],
     [`{ dashboardTotals(from: "yesterday", to: "2026-01-01T00:00:00Z") { volume { amount } } }`, {}],
     [`query ($id: String) { mailMessages(first: 1, resourceId: $id) { edges { node { id } } } }`, { id: "inv_\u0000" }],
   ];
   for (const [query, variables] of cases) {
-    const { status, body } = await t.graphql(query, variables, own.sandboxKey);
+    // Where money goes is a session's to change (with the password again), never a key's.
+    const { status, body } = query.includes("$password") ? await asOwner.answer(query, variables) : await t.graphql(query, variables, own.sandboxKey);
     // A variable of the wrong type is GraphQL's own request error: 400, no code.
     const code = body.errors?.[0]?.extensions?.code ?? `HTTP ${status}`;
     expect({ query, variables: JSON.stringify(variables).slice(0, 80), code }).toEqual({

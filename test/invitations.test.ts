@@ -102,7 +102,8 @@ describe("invitations", () => {
       { by: admin, variables: { email, role: "owner" }, code: "FORBIDDEN", message: "Only an owner can invite an owner" },
       { by: developer, variables: { email, role: "viewer" }, code: "FORBIDDEN" },
       { by: owner, variables: { email: "not-an-address", role: "viewer" }, code: "BAD_REQUEST", message: "email must be an email address" },
-      { by: owner, variables: { email: admin.email, role: "viewer" }, code: "CONFLICT", message: `email ${admin.email} already belongs to a user` },
+      // A teammate: the caller sees the team, so saying so tells nothing new.
+      { by: owner, variables: { email: admin.email, role: "viewer" }, code: "CONFLICT", message: `email ${admin.email} is already on your team` },
     ];
     for (const { by, variables, code, message } of cases) {
       const answer = await by.graphql(INVITE, variables);
@@ -115,6 +116,92 @@ describe("invitations", () => {
     // An owner may invite an owner.
     expect((await invite(owner, "owner")).token).toBeTruthy();
   });
+
+  it("answers an address with an account elsewhere exactly as a new one, and mails that person a notice, no link", async () => {
+    const other = await t.createMerchant();
+    const elsewhere = await signedInUser(t, other.organizationId, "viewer");
+    const fresh = uniqueEmail("fresh");
+    const answers = [];
+    for (const email of [fresh, elsewhere.email]) {
+      const answer = await owner.graphql(INVITE, { email, role: "admin" });
+      expect(answer.status).toBe(200);
+      expect(answer.body.errors).toBeUndefined();
+      answers.push(answer.body.data.inviteUser);
+    }
+    // The same answer but for the id, the address and the moment; both pending alike.
+    const shape = ({ id, email, expiresAt, ...rest }: any) => ({ id: id.replace(/[A-Za-z0-9]{16,}$/, "…"), address: [fresh, elsewhere.email].includes(email), expiresAt: typeof expiresAt, ...rest });
+    expect(shape(answers[1])).toEqual(shape(answers[0]));
+    expect(Math.abs(Date.parse(answers[1].expiresAt) - Date.parse(answers[0].expiresAt))).toBeLessThan(5000);
+    const pending = (await owner.graphql(PENDING)).body.data.invitations;
+    expect(pending).toEqual(expect.arrayContaining(answers.map(({ id, email, role }: any) => ({ id, email, role }))));
+    // The organization's mail log shows the two alike (the body is never shown).
+    const MAIL = `query($id: String) { mailMessages(first: 5, resourceId: $id) { edges { node { kind recipient subject status } } } }`;
+    const logged = await Promise.all(answers.map(async (a: any) => (await owner.graphql(MAIL, { id: a.id })).body.data.mailMessages.edges.map((e: any) => e.node)));
+    expect(logged[1]).toEqual([{ ...logged[0][0], recipient: elsewhere.email }]);
+
+    const [invitation] = await mailTo(fresh);
+    tokenIn(invitation?.text, "accept-invite");
+    const [notice] = await mailTo(elsewhere.email);
+    expect(notice!.subject).toBe(invitation!.subject);
+    expect(notice!.text).toContain("Someone tried to invite this address to another Stellar Pay dashboard as admin.");
+    expect(notice!.text).not.toMatch(/token=|accept-invite|http/);
+    // Their account is untouched.
+    expect(await t.database.db.user.findUniqueOrThrow({ where: { id: elsewhere.userId } })).toMatchObject({ organizationId: other.organizationId, role: "viewer" });
+  });
+
+  it("ends with its sender: removing them revokes their pending invitations, and a planted owner invitation brings no one back", async () => {
+    const leaving = await signedInUser(t, merchant.organizationId, "owner");
+    const planted = await invite(leaving, "owner");
+    const alsoTheirs = await invite(leaving, "developer");
+    const ownersOwn = await invite(owner, "viewer");
+    const removed = await owner.graphql(`mutation($id: ID!) { removeUser(id: $id) }`, { id: leaving.userId });
+    expect(removed.body).toEqual({ data: { removeUser: true } });
+    expect(codeOf((await leaving.graphql(VIEWER)).body)).toBe("UNAUTHENTICATED");
+    const pending = (await owner.graphql(PENDING)).body.data.invitations.map((i: any) => i.id);
+    expect(pending).not.toContain(planted.id);
+    expect(pending).not.toContain(alsoTheirs.id);
+    expect(pending).toContain(ownersOwn.id);
+    for (const { token, email } of [planted, alsoTheirs]) {
+      const answer = await postGraphQL(t, { query: ACCEPT, variables: { token, password: "back-as-an-owner" } });
+      expect(messageOf(answer.body)).toBe("token: this invitation was revoked; ask for a new one");
+      expect(answer.headers.get("set-cookie")).toBeNull();
+      expect(await t.database.db.user.count({ where: { email } })).toBe(0);
+    }
+    // The sender's invitations stop working with their power to send them: a demoted owner's owner invitation.
+    const demoted = await signedInUser(t, merchant.organizationId, "owner");
+    const ownerInvite = await invite(demoted, "owner");
+    const UPDATE = `mutation($id: ID!, $password: String!) { updateUserRole(id: $id, role: admin, password: $password) { role } }`;
+    expect((await owner.graphql(UPDATE, { id: demoted.userId, password: owner.password })).body.errors).toBeUndefined();
+    const refused = await postGraphQL(t, { query: ACCEPT, variables: { token: ownerInvite.token, password: "back-as-an-owner" } });
+    expect(refused.body.errors[0]).toMatchObject({
+      message: "token: this invitation was withdrawn (whoever sent it may no longer invite); ask for a new one",
+      extensions: { code: "BAD_REQUEST" },
+    });
+    expect(await t.database.db.user.count({ where: { email: ownerInvite.email } })).toBe(0);
+    // The owner's own invitation still works.
+    expect((await postGraphQL(t, { query: ACCEPT, variables: { token: ownersOwn.token, password: "a-good-long-password" } })).body.errors).toBeUndefined();
+  });
+
+  it("removing the sender while their invitation is being accepted: the newcomer joins only if the accept came first", async () => {
+    for (let round = 0; round < 4; round++) {
+      const sender = await signedInUser(t, merchant.organizationId, "admin");
+      const sent = await invite(sender, "viewer");
+      const [accepted, removed] = await Promise.all([
+        postGraphQL(t, { query: ACCEPT, variables: { token: sent.token, password: "a-good-long-password" } }),
+        owner.graphql(`mutation($id: ID!) { removeUser(id: $id) }`, { id: sender.userId }),
+      ]);
+      expect(removed.body).toEqual({ data: { removeUser: true } });
+      const row = await t.database.db.invitation.findUniqueOrThrow({ where: { id: sent.id } });
+      const joined = await t.database.db.user.count({ where: { email: sent.email } });
+      // Either the accept committed first (accepted, not revoked, the user exists), or the removal did
+      // (revoked, never accepted, no user): never a user from a revoked invitation.
+      if (accepted.body.errors) {
+        expect({ joined, acceptedAt: row.acceptedAt, revoked: row.revokedAt !== null }).toEqual({ joined: 0, acceptedAt: null, revoked: true });
+      } else {
+        expect({ joined, revokedAt: row.revokedAt, accepted: row.acceptedAt !== null }).toEqual({ joined: 1, revokedAt: null, accepted: true });
+      }
+    }
+  }, 60_000);
 
   it("refuses a revoked, an expired or an unknown link, and a short password (the link still works after it)", async () => {
     const revoked = await invite(owner);

@@ -195,7 +195,7 @@ describe("POST /invoices/{id}/finalize", () => {
     const invoice = await createInvoice({ amount: "3" });
     const { memoId: taken } = await t.database.db.payment.findFirstOrThrow();
     const { ids, drawn } = drawingMemoIds([taken]);
-    const scope = { organizationId: merchant.organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "key_test" } };
+    const scope = { organizationId: merchant.organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "key_test", role: "admin" as const } };
     const sessions = await t.database.db.checkoutSession.count();
     const { invoice: opened } = await finalizeInvoice({ ...t.deps, ids, scope }, invoice.body.id);
     expect(drawn).toHaveLength(2);

@@ -357,7 +357,7 @@ describe("POST /payments", () => {
       const existing = await t.database.db.event.findFirstOrThrow();
       // An id generator that hands out an event id already taken, so the outbox insert fails.
       const ids = { ...timeOrderedIds, newId: (prefix: Parameters<typeof timeOrderedIds.newId>[0]) => (prefix === "evt" ? existing.id : timeOrderedIds.newId(prefix)) };
-      const scope = { organizationId: merchant.organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "key_test" } };
+      const scope = { organizationId: merchant.organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "key_test", role: "admin" as const } };
       const before = await counts();
       await expect(createPayment({ ...t.deps, ids, scope }, { amount: 10_000_000n })).rejects.toThrow();
       expect(await counts()).toEqual(before);
@@ -366,7 +366,7 @@ describe("POST /payments", () => {
 });
 
 describe("memo ids", () => {
-  const scope = () => ({ organizationId: merchant.organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "key_test" } });
+  const scope = () => ({ organizationId: merchant.organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "key_test", role: "admin" as const } });
   it("are distinct and grow with time, below 2^63, and every id has 16 random characters after its time", async () => {
     const first = (await post({ amount: "1" })).body.id as string;
     await new Promise((resolve) => setTimeout(resolve, 5));

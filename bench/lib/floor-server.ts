@@ -28,7 +28,7 @@ const deps = { db: openDatabase(config.databaseUrl).db, config, clock: systemClo
 
 async function create(request: IncomingMessage, owner: KeyOwner): Promise<string> {
   const body = JSON.parse(await text(request)) as { amount: string; description?: string; metadata?: Record<string, string> };
-  const scope = { organizationId: owner.organizationId, environment: owner.environment as Environment, principal: { kind: "key" as const, id: owner.id } };
+  const scope = { organizationId: owner.organizationId, environment: owner.environment as Environment, principal: { kind: "key" as const, id: owner.id, role: "admin" as const } };
   const payment = await createPayment({ ...deps, scope }, { amount: toStroops(body.amount), description: body.description, metadata: body.metadata });
   return JSON.stringify(paymentJson(payment, "http://localhost"));
 }

@@ -139,7 +139,7 @@ export const commands: Record<string, Command> = {
     },
   },
   "key create": {
-    summary: "create an API key",
+    summary: "create an API key (an admin key: it may do what an admin may, but for the team and the settlement settings)",
     flags: { org, environment: environmentFlag },
     prints: '{"api_key":"pk_test_..." or "pk_live_..."} (shown only now: only its hash is stored)',
     run: async (deps, f) => {
@@ -151,7 +151,7 @@ export const commands: Record<string, Command> = {
     summary: "list an organization's API keys by display prefix (never the key itself)",
     flags: { org },
     prints:
-      '{"api_keys":[{"id":"key_...","environment":"sandbox","prefix":"pk_test_Ab12Cd34","created_at":"<ISO 8601>","revoked_at":null or "<ISO 8601>"}]}',
+      '{"api_keys":[{"id":"key_...","environment":"sandbox","prefix":"pk_test_Ab12Cd34","role":"admin" or "developer","created_at":"<ISO 8601>","revoked_at":null or "<ISO 8601>"}]}',
     run: async (deps, f) => {
       await requireOrganization(deps, f.org!);
       return { api_keys: await listApiKeys(deps, f.org!) };

@@ -29,7 +29,7 @@ export async function setUpDemo(deps: Deps, ledger: Ledger) {
     organizationId = created.organization_id;
     apiKeys = { sandbox: created.sandbox_api_key, live: created.live_api_key };
   }
-  const scope = { organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "demo" } };
+  const scope = { organizationId, environment: "sandbox" as const, principal: { kind: "key" as const, id: "demo", role: "admin" as const } };
 
   let settlementAddress = (await loadSettings(deps, scope)).settlementAddress;
   if (!settlementAddress) {

@@ -4,10 +4,10 @@ import SchemaBuilder from "@pothos/core";
 import { GraphQLError } from "graphql";
 import PrismaPlugin from "@pothos/plugin-prisma";
 import RelayPlugin from "@pothos/plugin-relay";
-import ScopeAuthPlugin from "@pothos/plugin-scope-auth";
+import ScopeAuthPlugin, { type AuthFailure, AuthScopeFailureType } from "@pothos/plugin-scope-auth";
 import type { Scope } from "../context.ts";
 import { forbidden } from "../errors.ts";
-import { type Permission, roleAllows } from "../modules/users/roles.ts";
+import { type Permission, keyAllows, keyRefusal, roleAllows } from "../modules/users/roles.ts";
 import type PrismaTypes from "../generated/pothos-types.ts";
 import { getDatamodel } from "../generated/pothos-types.ts";
 import type { GraphQLContext } from "./context.ts";
@@ -27,12 +27,13 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     authorizeOnSubscribe: true,
     authScopes: (ctx) => ({ may: (permission: Permission) => callerMay(ctx.scope, permission) }),
-    unauthorizedError: (_parent, ctx, info) => {
+    unauthorizedError: (_parent, ctx, info, result) => {
       const principal = ctx.scope?.principal;
       if (principal?.kind === "user" && principal.mustSetUpTwoFactor) {
         return forbidden("Your organization requires two-factor sign-in: set yours up first (beginTwoFactorSetup, then confirmTwoFactor)");
       }
-      return forbidden(`${principal?.kind === "user" ? `The role ${principal.role}` : "An API key"} may not use ${info.fieldName}`);
+      if (principal?.kind === "key") return forbidden(keyRefusal(principal.role, refusedPermission(result.failure) ?? "write", info.fieldName));
+      return forbidden(`The role ${principal?.role} may not use ${info.fieldName}`);
     },
   },
   defaultFieldNullability: false,
@@ -70,18 +71,30 @@ builder.scalarType("Metadata", {
 });
 
 /**
- * Whether the caller may do what needs `permission`. An API key may do all it could before
- * dashboard users existed (everything but managing the team); a user what their role grants.
- * A session whose organization requires two-factor sign-in, which its user has not set up, may do
- * nothing that needs a permission. Without a credential the check passes: authentication is the resolver's (requireService answers
- * UNAUTHENTICATED), and the checkout's public fields need none.
+ * Whether the caller may do what needs `permission`: an API key what its role grants a key, a user
+ * what their role grants. A session whose organization requires two-factor sign-in, which its user
+ * has not set up, may do nothing that needs a permission. Without a credential the check passes:
+ * authentication is the resolver's (requireService answers UNAUTHENTICATED), and the checkout's
+ * public fields need none.
  */
 function callerMay(scope: Scope | null, permission: Permission): boolean {
   if (!scope) return true;
-  if (scope.principal.kind === "key") return permission !== "team";
+  if (scope.principal.kind === "key") return keyAllows(scope.principal.role, permission);
   // Until then the session may only use the public fields: the viewer, sign out, set two-factor up.
   if (scope.principal.mustSetUpTwoFactor) return false;
   return roleAllows(scope.principal.role, permission);
+}
+
+/** The permission a refused field needed (its `may` scope), found in scope-auth's account of the refusal. */
+function refusedPermission(failure: AuthFailure): Permission | null {
+  if (failure.kind === AuthScopeFailureType.AuthScope && failure.scope === "may") return failure.parameter as Permission;
+  if (failure.kind === AuthScopeFailureType.AnyAuthScopes || failure.kind === AuthScopeFailureType.AllAuthScopes) {
+    for (const inner of failure.failures) {
+      const found = refusedPermission(inner);
+      if (found) return found;
+    }
+  }
+  return null;
 }
 
 /** Field options: the field needs `permission` instead of its root type's. */

@@ -3,7 +3,7 @@
 // A request without a valid key spends its address's public budget before it is refused, so
 // guessing keys is limited like any other anonymous traffic.
 import { type Deps, type ServiceContext, callerIdOf } from "../context.ts";
-import { DomainError, methodNotAllowed, notFound, tooManyRequests, unauthorized } from "../errors.ts";
+import { DomainError, forbidden, methodNotAllowed, notFound, tooManyRequests, unauthorized } from "../errors.ts";
 import type { RateLimits } from "../gate/rate-limit.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -13,7 +13,8 @@ import { readJsonBody } from "./body.ts";
 import { type StoredResponse, checkIdempotencyKey, requestFingerprint, runIdempotently } from "../modules/idempotency/idempotency.service.ts";
 import { errorResponse } from "./errors.ts";
 import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
-import { type Route, Router } from "./router.ts";
+import { keyAllows, keyRefusal } from "../modules/users/roles.ts";
+import { type Route, Router, permissionOf } from "./router.ts";
 import type { ApiRequest, ApiResponse } from "./transport.ts";
 
 const API_PREFIX = "/api/v1";
@@ -51,6 +52,12 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
         // The path is not echoed: it may be long.
         const refused = methodNotAllowed(`${request.method} is not allowed on this path`);
         return errorResponse(refused, deps.logger, { allow: match.allowed.join(", "), ...rateHeaders });
+      }
+      // The key's role, enforced as for a dashboard session of that role (a developer key reads, and manages webhooks).
+      const permission = permissionOf(match.route);
+      const principal = scope.principal;
+      if (principal.kind === "key" && !keyAllows(principal.role, permission)) {
+        throw forbidden(keyRefusal(principal.role, permission, `${match.route.method} ${API_PREFIX}${match.route.path}`));
       }
       const query = Object.fromEntries(request.query);
       refuseUnstorableInput(query, "query");

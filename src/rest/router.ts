@@ -2,6 +2,7 @@
 import type { z } from "zod";
 import type { ServiceContext } from "../context.ts";
 import { badRequest } from "../errors.ts";
+import type { Permission } from "../modules/users/roles.ts";
 import { parseInput, refuseUnstorableInput } from "../shared/validation.ts";
 
 /** What the router hands a route: the caller's context and the request's raw parts. */
@@ -47,9 +48,14 @@ export interface Route {
   bodyless?: boolean;
   /** its answer shows a secret once (a webhook signing secret): a stored Idempotency-Key replay of it is encrypted */
   revealsSecret?: boolean;
+  /** what the calling key's role must grant, as for the same operation in GraphQL; by default a read for a GET, else a write */
+  needs?: Permission;
   /** validates the request with `query` and `body`, then answers */
   handler(req: RestRequest): Promise<RestResult>;
 }
+
+/** The permission a route needs of its caller (src/modules/users/roles.ts). */
+export const permissionOf = (route: Route): Permission => route.needs ?? (route.method === "GET" ? "read" : "write");
 
 /** `{ id: string }` for "/payments/:id". */
 type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`

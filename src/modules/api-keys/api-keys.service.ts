@@ -1,17 +1,20 @@
 // API keys are stored only as a SHA-256 hash plus a display prefix; the full key is returned once.
 import { createHash } from "node:crypto";
-import { type Deps, type Environment, type Scope, type ServiceContext, inScope } from "../../context.ts";
+import { type Deps, type Environment, type Principal, type Scope, type ServiceContext, inScope } from "../../context.ts";
 import type { Statement } from "../../db/direct-sql.ts";
-import { badRequest, notFound } from "../../errors.ts";
+import { badRequest, forbidden, notFound } from "../../errors.ts";
 import { actorOf, auditStatement, auditStatementIn, operatorActor } from "../audit/audit.service.ts";
 import { ownerNoticeStatements } from "../audit/security-notice.ts";
 import { type LoginThrottle, reauthenticateSessionUser } from "../users/reauthentication.ts";
+import { KEY_ROLES, type KeyRole, isKeyRole, keyRolesUpTo } from "../users/roles.ts";
 import { randomBase62 } from "../../shared/ids.ts";
 import {
+  apiKeyCreatorId,
   apiKeyInEnvironment,
   apiKeysOfOrganization,
   insertApiKey,
   revokeApiKeyById,
+  revokeApiKeysById,
   unrevokedApiKeyByPrefix,
   touchApiKey,
   unrevokedApiKeyByHash,
@@ -36,7 +39,7 @@ const keyEnvironment = (key: string): Environment => (key.startsWith(ENVIRONMENT
 /** A new key (returned in full this once) and its stored row's public part; `alongside(id)` is written with it. */
 async function issueApiKey(
   deps: Deps,
-  input: { organizationId: string; environment: Environment; name?: string | null },
+  input: { organizationId: string; environment: Environment; name?: string | null; role: KeyRole; createdById: string | null },
   alongside: (keyId: string) => Statement[] = () => [],
 ) {
   const name = input.name?.trim() || null;
@@ -49,41 +52,65 @@ async function issueApiKey(
     name,
     prefix: key.slice(0, PREFIX_LENGTH),
     hash: hashKey(key),
-    role: "admin",
-    createdById: null,
+    role: input.role,
+    createdById: input.createdById,
     createdAt: deps.clock.now(),
     lastUsedAt: null,
     revokedAt: null,
   };
   await insertApiKey(deps.db, row, alongside(row.id));
   const { hash: _hash, organizationId: _org, ...publicPart } = row;
-  return { key, apiKey: publicPart };
+  // A new key's creator is the caller: not removed.
+  return { key, apiKey: { ...publicPart, creatorRemoved: false } };
 }
 
-/** The operator's key (the admin CLI: `org create`, `key create`), logged as theirs. */
+/** The operator's key (the admin CLI: `org create`, `key create`), logged as theirs: an admin key, made by no user. */
 export async function createApiKey(deps: Deps, input: { organizationId: string; environment: Environment }) {
   const actor = operatorActor(deps);
-  return (await issueApiKey(deps, input, (keyId) => [auditStatementIn(deps, input, actor, { action: "api_key.created", resourceId: keyId })])).key;
+  const issued = await issueApiKey(deps, { ...input, role: "admin", createdById: null }, (keyId) => [
+    auditStatementIn(deps, input, actor, { action: "api_key.created", resourceId: keyId }),
+  ]);
+  return issued.key;
+}
+
+/**
+ * The role a caller asks a new key to have: at most the caller's own (a session's role, or the
+ * calling key's). Absent: the highest the caller may give.
+ */
+function keyRoleFor(principal: Principal, asked: string | null | undefined): KeyRole {
+  const allowed = keyRolesUpTo(principal.role);
+  if (asked === null || asked === undefined) {
+    if (!allowed[0]) throw forbidden(`The role ${principal.role} may not create API keys`);
+    return allowed[0];
+  }
+  if (!isKeyRole(asked)) throw badRequest(`role must be one of ${KEY_ROLES.join(", ")}`);
+  if (!allowed.includes(asked)) throw forbidden(`role: a ${principal.kind === "key" ? `${principal.role} key` : principal.role} may create ${allowed.join(" or ")} keys only (a key is at most its creator's role)`);
+  return asked;
 }
 
 /**
  * A new key for the caller's organization, in the caller's environment only: a sandbox caller
- * cannot make a production key. A live key opens the merchant's money: a session user gives the
- * password again, and every owner is told.
+ * cannot make a production key. Its role is at most the caller's. A live key opens the merchant's
+ * money: a session user gives the password again, and every owner is told.
  */
 export async function createApiKeyInScope(
   ctx: ServiceContext,
   throttle: LoginThrottle,
-  input: { environment: Environment; name?: string | null; password?: string | null; code?: string | null; address: string },
+  input: { environment: Environment; name?: string | null; role?: string | null; password?: string | null; code?: string | null; address: string },
 ) {
   const own = ctx.scope.environment;
   if (input.environment !== own) throw badRequest(`environment: a ${own} caller creates ${own} keys only`);
+  const principal = ctx.scope.principal;
+  const role = keyRoleFor(principal, input.role);
   const live = own === "production";
   if (live) await reauthenticateSessionUser(ctx, throttle, input);
   const actor = await actorOf(ctx);
-  const notice = live ? await ownerNoticeStatements(ctx, actor, "A live (production) API key was created") : [];
-  return issueApiKey(ctx, { organizationId: ctx.scope.organizationId, environment: own, name: input.name }, (keyId) => [
-    auditStatement(ctx, actor, { action: "api_key.created", resourceId: keyId, detail: input.name?.trim() || null }),
+  const notice = live ? await ownerNoticeStatements(ctx, actor, `A live (production) ${role} API key was created`) : [];
+  // A key made with a key has that key's creator: removing the user marks both.
+  const createdById = principal.kind === "user" ? principal.id : await apiKeyCreatorId(ctx.db, principal.id);
+  const issueInput = { organizationId: ctx.scope.organizationId, environment: own, name: input.name, role, createdById };
+  return issueApiKey(ctx, issueInput, (keyId) => [
+    auditStatement(ctx, actor, { action: "api_key.created", resourceId: keyId, detail: [input.name?.trim(), role].filter(Boolean).join(", ") }),
     ...notice,
   ]);
 }
@@ -101,6 +128,21 @@ export async function revokeApiKeyInScope(ctx: ServiceContext, id: string) {
   return { ...key, revokedAt: now };
 }
 
+/** Revokes, in one transaction, every unrevoked key of the caller's environment whose creator has been removed; answers them. */
+export async function revokeApiKeysOfRemovedUsers(ctx: ServiceContext) {
+  const orphans = (await apiKeysOfScope(ctx)).filter((key) => key.creatorRemoved && !key.revokedAt);
+  if (orphans.length === 0) return [];
+  const now = ctx.clock.now();
+  const actor = await actorOf(ctx);
+  await revokeApiKeysById(
+    ctx.db,
+    orphans.map((key) => key.id),
+    now,
+    orphans.map((key) => auditStatement(ctx, actor, { action: "api_key.revoked", resourceId: key.id, detail: `${key.prefix} (its creator was removed)` })),
+  );
+  return orphans.map((key) => ({ ...key, revokedAt: now }));
+}
+
 /** The operator revokes a key by its display prefix (the admin CLI's `key revoke`), logged as theirs. */
 export async function revokeApiKey(deps: Deps, input: { prefix: string }) {
   const key = await unrevokedApiKeyByPrefix(deps.db, input.prefix);
@@ -116,6 +158,7 @@ export async function listApiKeys(deps: Deps, organizationId: string) {
     id: row.id,
     environment: row.environment,
     prefix: row.prefix,
+    role: row.role,
     created_at: row.createdAt.toISOString(),
     revoked_at: row.revokedAt?.toISOString() ?? null,
   }));
@@ -128,7 +171,9 @@ export async function authenticateApiKey(deps: Deps, key: string | null | undefi
   if (!row || row.environment !== keyEnvironment(key)) return null;
   const now = deps.clock.now();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await touchApiKey(deps.db, row.id, now);
-  return { organizationId: row.organizationId, environment: row.environment as Environment, principal: { kind: "key", id: row.id } };
+  // A role the code does not know (a hand-edited row) opens nothing.
+  if (!isKeyRole(row.role)) return null;
+  return { organizationId: row.organizationId, environment: row.environment as Environment, principal: { kind: "key", id: row.id, role: row.role } };
 }
 
 /** `Authorization: Bearer <key>` -> the key, or null. */

@@ -5,7 +5,7 @@ import type { ApiKey } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
 import type { Statement } from "../../db/direct-sql.ts";
 import { conflict } from "../../errors.ts";
-import { type DB, everyColumn, inListParam, preparedQuery } from "../../db/typed-sql.ts";
+import { type DB, type TypedSql, everyColumn, inListParam, preparedQuery } from "../../db/typed-sql.ts";
 
 /** A key is usable until it is revoked: the one condition of every read that authorizes and of revocation. */
 const unrevoked = (eb: ExpressionBuilder<DB, "ApiKey">) => eb("revokedAt", "is", null);
@@ -44,27 +44,40 @@ const byPrefix = preparedQuery((q, p: { prefix: string }) => q.selectFrom("ApiKe
 /** The unrevoked key with this display prefix, or null. */
 export const unrevokedApiKeyByPrefix = (db: Db, prefix: string): Promise<ApiKey | null> => byPrefix.first(typedSql(db), { prefix });
 
-const PUBLIC_COLUMNS = ["id", "environment", "name", "prefix", "createdAt", "lastUsedAt", "revokedAt"] as const;
+const PUBLIC_COLUMNS = ["id", "environment", "name", "prefix", "role", "createdAt", "lastUsedAt", "revokedAt"] as const;
+
+/** A key's public columns, and whether a user made it who has since been removed (users are deleted). */
+function publicKeys(typed: TypedSql) {
+  return typed.q.selectFrom("ApiKey").select((eb) => [
+    ...PUBLIC_COLUMNS.map((column) => `ApiKey.${column}` as const),
+    eb.and([eb("ApiKey.createdById", "is not", null), eb.not(eb.exists(eb.selectFrom("User").select("User.id").whereRef("User.id", "=", "ApiKey.createdById")))]).as("creatorRemoved"),
+  ]);
+}
+
+/** PostgreSQL answers booleans, SQLite 0 or 1. */
+const withCreatorRemoved = <R extends { creatorRemoved: unknown }>(row: R) => ({ ...row, creatorRemoved: Boolean(Number(row.creatorRemoved)) });
 
 /** An organization's keys (of one environment if given), oldest first, without their hash. */
-export function apiKeysOfOrganization(db: Db, organizationId: string, environment?: string) {
+export async function apiKeysOfOrganization(db: Db, organizationId: string, environment?: string) {
   const typed = typedSql(db);
-  let query = typed.q.selectFrom("ApiKey").select(PUBLIC_COLUMNS).where("organizationId", "=", organizationId);
+  let query = publicKeys(typed).where("organizationId", "=", organizationId);
   if (environment) query = query.where("environment", "=", environment);
-  return typed.all(query.orderBy("createdAt").orderBy("id"));
+  return (await typed.all(query.orderBy("createdAt").orderBy("id"))).map(withCreatorRemoved);
 }
 
 /** One key of an organization's environment, without its hash, or null. */
-export function apiKeyInEnvironment(db: Db, key: { id: string; organizationId: string; environment: string }) {
+export async function apiKeyInEnvironment(db: Db, key: { id: string; organizationId: string; environment: string }) {
   const typed = typedSql(db);
-  return typed.first(
-    typed.q
-      .selectFrom("ApiKey")
-      .select(PUBLIC_COLUMNS)
-      .where("id", "=", key.id)
-      .where("organizationId", "=", key.organizationId)
-      .where("environment", "=", key.environment),
+  const row = await typed.first(
+    publicKeys(typed).where("id", "=", key.id).where("organizationId", "=", key.organizationId).where("environment", "=", key.environment),
   );
+  return row && withCreatorRemoved(row);
+}
+
+/** The user who made the key `id` (null for a key of the operator's, or one whose creator was removed before this was recorded). */
+export async function apiKeyCreatorId(db: Db, id: string): Promise<string | null> {
+  const typed = typedSql(db);
+  return (await typed.first(typed.q.selectFrom("ApiKey").select("createdById").where("id", "=", id)))?.createdById ?? null;
 }
 
 /** Revokes the unrevoked key `id`, in one transaction with `alongside`; CONFLICT (and nothing written) when it is revoked already. */
@@ -72,6 +85,14 @@ export async function revokeApiKeyById(db: Db, id: string, now: Date, alongside:
   const typed = typedSql(db);
   const revoke = typed.q.updateTable("ApiKey").set({ revokedAt: now }).where("id", "=", id).where(unrevoked);
   await typed.direct.batch([typed.statement(revoke, { expect: { changes: 1, error: () => conflict("API key is already revoked") } }), ...alongside]);
+}
+
+/** Revokes the keys `ids`, in one transaction with `alongside`; CONFLICT (and nothing written) when one of them is revoked already. */
+export async function revokeApiKeysById(db: Db, ids: string[], now: Date, alongside: Statement[] = []): Promise<void> {
+  const typed = typedSql(db);
+  const revoke = typed.q.updateTable("ApiKey").set({ revokedAt: now }).where("id", "in", ids).where(unrevoked);
+  const changed = () => conflict("Some of these API keys were revoked meanwhile; look again");
+  await typed.direct.batch([typed.statement(revoke, { expect: { changes: ids.length, error: changed } }), ...alongside]);
 }
 
 const touch = preparedQuery((q, p: { id: string; now: Date }) => q.updateTable("ApiKey").set({ lastUsedAt: p.now }).where("id", "=", p.id));

@@ -1,16 +1,16 @@
 // The caller's organization and its environment's settings: names, settlement wallet (with a health
 // check against the ledger), enabled assets and pricing rates. The same services as the operator CLI.
 import { inScope } from "../../context.ts";
-import { builder } from "../../graphql/builder.ts";
+import { builder, needs } from "../../graphql/builder.ts";
 import { type GraphQLContext, requireService } from "../../graphql/context.ts";
 import { AssetRef, EnvironmentEnum } from "../../graphql/shared-types.ts";
 import { networkPassphraseFor } from "../../shared/network.ts";
 import {
   type WalletHealth,
   disableAsset,
-  enableAsset,
+  enableAssetInScope,
   organizationOfScope,
-  setExchangeRate,
+  setExchangeRateInScope,
   setSettlementWalletInScope,
   settlementWalletHealth,
   updateOrganization,
@@ -80,6 +80,16 @@ const UpdateOrganizationInput = builder.inputType("UpdateOrganizationInput", {
   }),
 });
 
+const PASSWORD_AGAIN = "the caller's password, again (required: BAD_REQUEST without it)";
+const CODE_AGAIN = "with two-factor sign-in on: the app's code or a recovery code";
+
+/** What a change of where money goes proves again, from the field's arguments. */
+const moneyChangeProof = (args: { password?: string | null; code?: string | null }, ctx: GraphQLContext) => ({
+  password: args.password,
+  code: args.code,
+  clientAddress: ctx.clientAddress,
+});
+
 builder.queryFields((t) => ({
   organization: t.field({
     type: OrganizationType,
@@ -98,32 +108,29 @@ builder.mutationFields((t) => ({
       }),
   }),
   setSettlementWallet: t.field({
+    ...needs("money"),
     type: OrganizationType,
     description:
-      "Sets where this environment's new payments settle; ask settlementWalletHealth whether the ledger can pay it. A session user gives the password again (and the code with two-factor sign-in on); every owner is mailed",
+      "Sets where this environment's new payments settle; ask settlementWalletHealth whether the ledger can pay it. A dashboard session only (never an API key), with the password again (and the code with two-factor sign-in on); every owner is mailed",
     args: {
       address: t.arg.string({ required: true }),
-      password: t.arg.string({ description: "with a session: the caller's password, again" }),
-      code: t.arg.string({ description: "with a session and two-factor sign-in on: the app's code or a recovery code" }),
+      password: t.arg.string({ description: PASSWORD_AGAIN }), code: t.arg.string({ description: CODE_AGAIN }),
     },
     resolve: async (_root, args, ctx) => {
       const service = requireService(ctx);
-      await setSettlementWalletInScope(service, ctx.deps.loginThrottle, {
-        walletAddress: args.address,
-        password: args.password,
-        code: args.code,
-        clientAddress: ctx.clientAddress,
-      });
+      await setSettlementWalletInScope(service, ctx.deps.loginThrottle, args.address, moneyChangeProof(args, ctx));
       return organizationOfScope(service);
     },
   }),
   enableAsset: t.field({
+    ...needs("money"),
     type: OrganizationType,
-    description: "Lets this environment's payments settle in a credit asset (XLM is always enabled)",
-    args: { assetCode: t.arg.string({ required: true }), issuerAddress: t.arg.string({ required: true }) },
+    description:
+      "Lets this environment's payments settle in a credit asset (XLM is always enabled). A dashboard session only (never an API key), with the password again (and the code with two-factor sign-in on)",
+    args: { assetCode: t.arg.string({ required: true }), issuerAddress: t.arg.string({ required: true }), password: t.arg.string({ description: PASSWORD_AGAIN }), code: t.arg.string({ description: CODE_AGAIN }) },
     resolve: async (_root, args, ctx) => {
       const service = requireService(ctx);
-      await enableAsset(service, { ...inScope(service.scope), code: args.assetCode, issuer: args.issuerAddress });
+      await enableAssetInScope(service, ctx.deps.loginThrottle, { code: args.assetCode, issuer: args.issuerAddress }, moneyChangeProof(args, ctx));
       return organizationOfScope(service);
     },
   }),
@@ -138,16 +145,20 @@ builder.mutationFields((t) => ({
     },
   }),
   setExchangeRate: t.field({
+    ...needs("money"),
     type: OrganizationType,
-    description: "Sets what one unit of an enabled asset costs in a currency (for payments priced in it)",
+    description:
+      "Sets what one unit of an enabled asset costs in a currency (for payments priced in it). A dashboard session only (never an API key), with the password again (and the code with two-factor sign-in on)",
     args: {
       currency: t.arg.string({ required: true }),
       assetCode: t.arg.string({ required: true }),
       price: t.arg.string({ required: true }),
+      password: t.arg.string({ description: PASSWORD_AGAIN }), code: t.arg.string({ description: CODE_AGAIN }),
     },
     resolve: async (_root, args, ctx) => {
       const service = requireService(ctx);
-      await setExchangeRate(service, { ...inScope(service.scope), currency: args.currency, assetCode: args.assetCode, price: args.price });
+      const rate = { currency: args.currency, assetCode: args.assetCode, price: args.price };
+      await setExchangeRateInScope(service, ctx.deps.loginThrottle, rate, moneyChangeProof(args, ctx));
       return organizationOfScope(service);
     },
   }),

@@ -3,13 +3,14 @@
 // loadSettings.
 import { ENVIRONMENTS, type Deps, type Environment, type Scope, type ServiceContext, inScope } from "../../context.ts";
 import type { LedgerSource } from "../../ledger/ledger-source.ts";
-import { badRequest, notFound } from "../../errors.ts";
+import { badRequest, forbidden, notFound } from "../../errors.ts";
 import { type Asset, XLM, isNative, isStellarAddress, sameAsset } from "../../shared/assets.ts";
 import { AMOUNT_PATTERN } from "../../shared/money.ts";
 import { createApiKey } from "../api-keys/api-keys.service.ts";
 import { actorOf, auditStatement, auditStatementIn, operatorActor } from "../audit/audit.service.ts";
 import { ownerNoticeStatements } from "../audit/security-notice.ts";
-import { type LoginThrottle, reauthenticateSessionUser } from "../users/reauthentication.ts";
+import { type LoginThrottle, reauthenticate } from "../users/reauthentication.ts";
+import { keyRefusal } from "../users/roles.ts";
 import { subscribedEvents } from "../webhook-endpoints/webhook-endpoints.service.ts";
 import {
   allOrganizations,
@@ -84,19 +85,32 @@ export async function setSettlementWallet(
   await saveSettlementAddress(deps.db, { organizationId: input.organizationId, environment: input.environment }, input.address, deps.clock.now(), [entry]);
 }
 
+/** The password (and code) a session user gives again for a change of where money goes. */
+interface MoneyChangeProof {
+  password?: string | null;
+  code?: string | null;
+  clientAddress: string;
+}
+
+/**
+ * Where the merchant's money goes (the settlement wallet, the assets and rates payments are made
+ * in) is changed only by a person: a dashboard user who gives the password (and code) again. An API
+ * key is refused, whatever its role: a leaked key must not be able to send new payments elsewhere.
+ */
+async function proveMoneyChange(ctx: ServiceContext, throttle: LoginThrottle, what: string, proof: MoneyChangeProof) {
+  if (ctx.scope.principal.kind !== "user") throw forbidden(keyRefusal(ctx.scope.principal.role, "money", what));
+  if (!proof.password) throw badRequest("password: give your password again to make this change");
+  await reauthenticate(ctx, throttle, { password: proof.password, code: proof.code, address: proof.clientAddress });
+}
+
 /**
  * Sets the caller's environment's settlement wallet. It decides where the merchant's money goes: a
  * session user gives the password again, and the change is logged and told to every owner, in the
  * transaction that makes it.
  */
-export async function setSettlementWalletInScope(
-  ctx: ServiceContext,
-  throttle: LoginThrottle,
-  input: { walletAddress: string; password?: string | null; code?: string | null; clientAddress: string },
-) {
-  const address = input.walletAddress;
+export async function setSettlementWalletInScope(ctx: ServiceContext, throttle: LoginThrottle, address: string, proof: MoneyChangeProof) {
   if (!isStellarAddress(address)) throw badRequest("address must be a Stellar public key (G...)");
-  await reauthenticateSessionUser(ctx, throttle, { password: input.password, code: input.code, address: input.clientAddress });
+  await proveMoneyChange(ctx, throttle, "setSettlementWallet", proof);
   const actor = await actorOf(ctx);
   const change = `The ${ctx.scope.environment} settlement wallet was set to ${address}`;
   await saveSettlementAddress(ctx.db, inScope(ctx.scope), address, ctx.clock.now(), [
@@ -128,6 +142,13 @@ export async function enableAsset(
   });
 }
 
+/** Enables a credit asset in the caller's environment: a session user who gives the password again. */
+export async function enableAssetInScope(ctx: ServiceContext, throttle: LoginThrottle, asset: { code: string; issuer: string }, proof: MoneyChangeProof) {
+  creditAsset(asset);
+  await proveMoneyChange(ctx, throttle, "enableAsset", proof);
+  await enableAsset(ctx, { ...inScope(ctx.scope), ...asset });
+}
+
 /**
  * New payments of the environment can no longer be made in the asset, and its rates go with it.
  * Payments made before keep the assets they were created with.
@@ -142,14 +163,18 @@ export async function disableAsset(
   if (!removed) throw badRequest(`asset ${input.code} of issuer ${input.issuer} is not enabled`);
 }
 
-export async function setExchangeRate(
-  deps: Deps,
-  input: { organizationId: string; environment: Environment; currency: string; assetCode: string; price: string },
-) {
+function checkExchangeRate(input: { currency: string; price: string }) {
   if (!/^[A-Z]{3}$/.test(input.currency)) throw badRequest("currency must be an ISO 4217 code (3 uppercase letters)");
   if (!AMOUNT_PATTERN.test(input.price) || /^[0.]+$/.test(input.price)) {
     throw badRequest("price must be a positive decimal with at most 7 places");
   }
+}
+
+export async function setExchangeRate(
+  deps: Deps,
+  input: { organizationId: string; environment: Environment; currency: string; assetCode: string; price: string },
+) {
+  checkExchangeRate(input);
   await requireOrganization(deps, input.organizationId);
   const candidates = (await loadSettings(deps, input)).enabledAssets.filter((a) => a.code === input.assetCode);
   if (candidates.length === 0) throw badRequest(`asset ${input.assetCode} is not enabled for this organization`);
@@ -166,6 +191,18 @@ export async function setExchangeRate(
     },
     deps.clock.now(),
   );
+}
+
+/** Sets a pricing rate in the caller's environment: a session user who gives the password again. */
+export async function setExchangeRateInScope(
+  ctx: ServiceContext,
+  throttle: LoginThrottle,
+  rate: { currency: string; assetCode: string; price: string },
+  proof: MoneyChangeProof,
+) {
+  checkExchangeRate(rate);
+  await proveMoneyChange(ctx, throttle, "setExchangeRate", proof);
+  await setExchangeRate(ctx, { ...inScope(ctx.scope), ...rate });
 }
 
 export interface EnvironmentSettingsView {

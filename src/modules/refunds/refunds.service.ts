@@ -27,6 +27,7 @@ import type { BatchStep, Statement, StatementResult } from "../../db/direct-sql.
 import { DomainError, badRequest, conflict, notFound, unavailable } from "../../errors.ts";
 import type { LedgerNetworks, LedgerSource } from "../../ledger/ledger-source.ts";
 import { type Asset, isNative, sameAsset } from "../../shared/assets.ts";
+import { crashPoint } from "../../shared/crash-point.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { actorOf, auditStatement } from "../audit/audit.service.ts";
 import { eventRow } from "../events/events.service.ts";
@@ -287,6 +288,9 @@ export async function submitRefund(ctx: RefundContext, id: string, signedXdr: st
     // Unknown whether it reached the network: it stays submitted, and the ledger stream settles it if it did.
     throw unavailable(`The network did not answer; the refund stays submitted until its transaction is seen on the ledger (${error instanceof Error ? error.message : "no answer"})`);
   }
+  // Test hook (TEST_CRASH_AT, set by tests only): the process dies after the ledger took the
+  // transaction and before its answer is recorded; the network stream must end the refund.
+  crashPoint(ctx.config, "refund-before-answer");
   if (result.successful) return settleRefund(ctx, submitted, { status: "succeeded", txHash: result.hash });
   const codes = [result.resultCodes.transaction, ...result.resultCodes.operations].join(", ");
   if (result.resultCodes.transaction !== "tx_failed") {

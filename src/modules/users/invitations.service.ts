@@ -11,21 +11,31 @@ import { hashToken, newToken } from "./link-tokens.ts";
 import { hashPassword } from "./passwords.ts";
 import { startSession } from "./sessions.service.ts";
 import { checkNewPassword, newUserRow, normalizeEmail, parseRole } from "./users.service.ts";
-import { insertUserStatement, userByEmail } from "./users.store.ts";
+import { type Role, ROLES, roleAllows } from "./roles.ts";
+import { insertUserStatement, userByEmail, userById } from "./users.store.ts";
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** An invitation as GraphQL shows it: never the token's hash. */
 export const publicInvitation = (i: Invitation) => ({ id: i.id, email: i.email, role: i.role, expiresAt: i.expiresAt, createdAt: i.createdAt });
 
-/** Invites `email` with `role` and mails the link; an admin may not invite an owner. */
+const INVITATION_SUBJECT = "You are invited to a Stellar Pay dashboard";
+
+/**
+ * Invites `email` with `role` and mails the link; an admin may not invite an owner. An address that
+ * already has an account (one account per address, in one organization) gets the same answer and
+ * the same pending invitation, so the inviter learns nothing of other organizations; but its mail
+ * only tells that person someone tried, with no link (nobody holds the token: it opens nothing).
+ */
 export async function inviteUser(ctx: ServiceContext, input: { email: string; role: string }) {
   const email = normalizeEmail(input.email);
   const role = parseRole(input.role);
   const principal = ctx.scope.principal;
   if (principal.kind !== "user") throw badRequest("Only a dashboard session can invite; an API key has no user");
   if (role === "owner" && principal.role !== "owner") throw forbidden("Only an owner can invite an owner");
-  if (await userByEmail(ctx.db, email)) throw conflict(`email ${email} already belongs to a user`);
+  const existing = await userByEmail(ctx.db, email);
+  // The caller sees their own team: telling them says nothing new.
+  if (existing?.organizationId === ctx.scope.organizationId) throw conflict(`email ${email} is already on your team`);
   const token = newToken();
   const now = ctx.clock.now();
   const invitation: Invitation = {
@@ -40,16 +50,24 @@ export async function inviteUser(ctx: ServiceContext, input: { email: string; ro
     revokedAt: null,
     createdAt: now,
   };
-  const link = `${ctx.config.publicUrl}/dashboard/accept-invite?token=${token}`;
-  const mail = {
-    kind: "invitation" as const,
-    resourceId: invitation.id,
-    recipient: email,
-    subject: "You are invited to a Stellar Pay dashboard",
-    text: `You have been invited to join a Stellar Pay dashboard as ${role}.\n\nChoose your password here (the link works once, for 7 days):\n${link}\n\nIf you did not expect this, ignore this mail.\n`,
-  };
+  // The same kind and subject either way: the organization's mail log shows both alike.
+  const mail = { kind: "invitation" as const, resourceId: invitation.id, recipient: email, subject: INVITATION_SUBJECT, text: existing ? attemptText(role) : invitationText(ctx, role, token) };
   await typedSql(ctx.db).direct.batch([insertInvitationStatement(ctx.db, invitation), queueMailStatement(ctx, ctx.scope, mail)]);
   return publicInvitation(invitation);
+}
+
+function invitationText(ctx: ServiceContext, role: string, token: string) {
+  const link = `${ctx.config.publicUrl}/dashboard/accept-invite?token=${token}`;
+  return `You have been invited to join a Stellar Pay dashboard as ${role}.\n\nChoose your password here (the link works once, for 7 days):\n${link}\n\nIf you did not expect this, ignore this mail.\n`;
+}
+
+function attemptText(role: string) {
+  return (
+    `Someone tried to invite this address to another Stellar Pay dashboard as ${role}.\n\n` +
+    "This address already has an account, and an address belongs to one dashboard, so no link was sent and nothing changed; " +
+    "the person who invited you was not told that you have an account.\n\n" +
+    "If you want to join them, ask them to invite another address of yours. If you did not expect this, ignore this mail.\n"
+  );
 }
 
 export const listPendingInvitations = async (ctx: ServiceContext) =>
@@ -68,12 +86,24 @@ function invitationRefusal(invitation: Invitation | null, now: Date) {
   return null;
 }
 
+/**
+ * The roles whose holder may have sent an invitation of `role`: the team's managers, and only an
+ * owner for an owner. An invitation works while its sender still holds one of them, so one planted
+ * by a user who is then removed (or demoted) cannot bring anyone back.
+ */
+export const rolesThatMayInvite = (role: string): Role[] => ROLES.filter((r) => roleAllows(r, "team") && (role !== "owner" || r === "owner"));
+
+const INVITER_GONE = "token: this invitation was withdrawn (whoever sent it may no longer invite); ask for a new one";
+
 /** Accepts an invitation: creates its user with `password` and starts their session. */
 export async function acceptInvitation(deps: Deps, input: { token: string; password: string }) {
   checkNewPassword(input.password, "password");
   const invitation = await invitationByTokenHash(deps.db, hashToken(input.token));
   const refused = invitationRefusal(invitation, deps.clock.now());
   if (refused) throw refused;
+  const inviter = await userById(deps.db, invitation!.invitedById);
+  const senders = rolesThatMayInvite(invitation!.role);
+  if (!inviter || inviter.organizationId !== invitation!.organizationId || !senders.includes(inviter.role as Role)) throw badRequest(INVITER_GONE);
   const user = newUserRow(deps, {
     organizationId: invitation!.organizationId,
     email: invitation!.email,
@@ -83,7 +113,8 @@ export async function acceptInvitation(deps: Deps, input: { token: string; passw
   const now = deps.clock.now();
   try {
     await typedSql(deps.db).direct.batch([
-      acceptInvitationStatement(deps.db, invitation!.id, now, () => invitationRefusal({ ...invitation!, acceptedAt: now }, now)!),
+      // The sender's removal or demotion at this very moment: the statement checks again, and refuses.
+      acceptInvitationStatement(deps.db, invitation!, senders, now, () => invitationRefusal({ ...invitation!, acceptedAt: now }, now) ?? badRequest(INVITER_GONE)),
       insertUserStatement(deps.db, user),
     ]);
   } catch (error) {

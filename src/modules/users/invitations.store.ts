@@ -42,19 +42,44 @@ export async function revokeInvitationRow(db: Db, organizationId: string, id: st
 }
 
 /**
- * Marks the invitation accepted if it still may be (not accepted, revoked nor expired): in the batch
- * that creates the user, so two accepts of one link at once create one user.
+ * Marks the invitation accepted if it still may be (not accepted, revoked nor expired, and its
+ * sender still in the organization with one of `senderRoles`): in the batch that creates the user,
+ * so two accepts of one link at once create one user, and a sender removed meanwhile stops it.
  */
-export function acceptInvitationStatement(db: Db, id: string, now: Date, error: () => Error): Statement {
+export function acceptInvitationStatement(
+  db: Db,
+  invitation: Pick<Invitation, "id" | "organizationId" | "invitedById">,
+  senderRoles: string[],
+  now: Date,
+  error: () => Error,
+): Statement {
   const typed = typedSql(db);
   return typed.statement(
     typed.q
       .updateTable("Invitation")
       .set({ acceptedAt: now })
-      .where("id", "=", id)
+      .where("id", "=", invitation.id)
       .where("acceptedAt", "is", null)
       .where("revokedAt", "is", null)
-      .where("expiresAt", ">", now),
+      .where("expiresAt", ">", now)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom("User")
+            .select("User.id")
+            .where("User.id", "=", invitation.invitedById)
+            .where("User.organizationId", "=", invitation.organizationId)
+            .where("User.role", "in", senderRoles),
+        ),
+      ),
     { expect: { changes: 1, error } },
+  );
+}
+
+/** The statement that revokes every pending invitation `userId` sent (when they are removed from the team). */
+export function revokeInvitationsSentByStatement(db: Db, userId: string, now: Date): Statement {
+  const typed = typedSql(db);
+  return typed.statement(
+    typed.q.updateTable("Invitation").set({ revokedAt: now }).where("invitedById", "=", userId).where("acceptedAt", "is", null).where("revokedAt", "is", null),
   );
 }

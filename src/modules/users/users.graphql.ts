@@ -68,8 +68,9 @@ builder.queryFields((t) => ({
     },
   }),
   users: t.field({
+    ...needs("readTeam"),
     type: [DashboardUserType],
-    description: "The organization's dashboard users, oldest first",
+    description: "The organization's dashboard users, oldest first (every role; never an API key)",
     resolve: (_root, _args, ctx) => {
       const service = requireService(ctx);
       return listUsers(service, service.scope.organizationId);

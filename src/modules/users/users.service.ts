@@ -6,6 +6,7 @@ import { badRequest, forbidden, notFound, unauthorized } from "../../errors.ts";
 import { randomBase62 } from "../../shared/ids.ts";
 import { requireOrganization } from "../organizations/organizations.service.ts";
 import { revokeOtherSessionsStatement, revokeSession } from "./dashboard-sessions.store.ts";
+import { revokeInvitationsSentByStatement } from "./invitations.store.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword } from "./passwords.ts";
 import { type Role, ROLES, isRole } from "./roles.ts";
 import { startSession } from "./sessions.service.ts";
@@ -145,8 +146,16 @@ export async function updateUserRole(ctx: ServiceContext, throttle: LoginThrottl
   return publicUser({ ...user, role });
 }
 
+/**
+ * Removes a teammate: in one transaction their sessions end and the invitations they sent and that
+ * are still pending are revoked (so none brings them, or anyone, back). The API keys they made keep
+ * working until revoked: apiKeys marks them (creatorRemoved), for an owner to revoke at once.
+ */
 export async function removeUser(ctx: ServiceContext, id: string): Promise<void> {
   const user = await teammate(ctx, id);
   const actor = await actorOf(ctx);
-  await deleteUser(ctx.db, user, [auditStatement(ctx, actor, { action: "user.removed", resourceId: user.id, detail: `${user.email} (${user.role})` })]);
+  await deleteUser(ctx.db, user, [
+    revokeInvitationsSentByStatement(ctx.db, user.id, ctx.clock.now()),
+    auditStatement(ctx, actor, { action: "user.removed", resourceId: user.id, detail: `${user.email} (${user.role})` }),
+  ]);
 }

@@ -30,6 +30,7 @@ export const webhookDeliveryRoutes: Route[] = [
   }),
   defineRoute({
     method: "POST",
+    needs: "developer",
     path: "/webhook-deliveries/:id/retry",
     operationId: "retryWebhookDelivery",
     summary: "Send a delivery again now (a failed one gets one more attempt)",

@@ -20,6 +20,7 @@ import { deletedWebhookEndpointJsonSchema, webhookEndpointJson, webhookEndpointJ
 export const webhookEndpointRoutes: Route[] = [
   defineRoute({
     method: "POST",
+    needs: "developer",
     path: "/webhook-endpoints",
     operationId: "createWebhookEndpoint",
     summary: "Create a webhook endpoint; its signing secret is shown in full only in this answer",
@@ -56,6 +57,7 @@ export const webhookEndpointRoutes: Route[] = [
   }),
   defineRoute({
     method: "POST",
+    needs: "developer",
     path: "/webhook-endpoints/:id",
     operationId: "updateWebhookEndpoint",
     summary: "Update a webhook endpoint: the fields given change",
@@ -67,6 +69,7 @@ export const webhookEndpointRoutes: Route[] = [
   }),
   defineRoute({
     method: "DELETE",
+    needs: "developer",
     path: "/webhook-endpoints/:id",
     operationId: "deleteWebhookEndpoint",
     summary: "Delete a webhook endpoint",
@@ -78,6 +81,7 @@ export const webhookEndpointRoutes: Route[] = [
   }),
   defineRoute({
     method: "POST",
+    needs: "developer",
     path: "/webhook-endpoints/:id/rotate-secret",
     operationId: "rotateWebhookEndpointSecret",
     summary: "Issue a new signing secret, shown in full only in this answer; the previous one also signs for 24 hours",
@@ -91,6 +95,7 @@ export const webhookEndpointRoutes: Route[] = [
   }),
   defineRoute({
     method: "POST",
+    needs: "developer",
     path: "/webhook-endpoints/:id/test",
     operationId: "sendTestWebhook",
     summary: "Send a webhook.test event to this endpoint",
