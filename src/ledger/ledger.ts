@@ -17,6 +17,8 @@ import { HorizonSource } from "./horizon-source.ts";
 import type { LedgerNetworks, LedgerSource } from "./ledger-source.ts";
 import { SimulatedNetwork } from "./simulated/index.ts";
 import { createLedgerStreamer } from "./streamer.ts";
+import { createOutageReport } from "./outage-report.ts";
+import { reportingUnreachable } from "./unreachable-network.ts";
 
 const SIMULATED_PATH = "/_sim";
 const SIMULATED_PUBLIC_PATH = `${SIMULATED_PATH}/public`;
@@ -58,6 +60,7 @@ export function createLedger(deps: Deps & { logger: Logger }, onEventsCommitted?
         ? new HorizonSource({ url: config.horizonUrls.testnet, networkPassphrase, friendbotUrl: TESTNET_FRIENDBOT })
         : new HorizonSource({ url: config.horizonUrls.public, networkPassphrase });
     }
+    source = reportingUnreachable(source, createOutageReport(deps, (source as HorizonSource).url));
     sources.set(networkPassphrase, source);
     return source;
   }
