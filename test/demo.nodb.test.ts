@@ -43,12 +43,24 @@ describe("npm run demo", () => {
     expect(loadConfig({ DATABASE_URL: "file:/tmp/mine.db" }, { demo: true }).databaseUrl).toBe("file:/tmp/mine.db");
   });
 
-  it("creates data/demo.db, not npm start's database, and prints the organization and the keys it made", { timeout: 120_000 }, async () => {
+  it("creates data/demo.db, not npm start's database, and prints the dashboard, an owner to sign in as, the organization and the keys it made", { timeout: 120_000 }, async () => {
     const output = await runDemo();
     expect(output).toContain(`Database:           file:${join(cwd, "data", "demo.db")}`);
     expect(output).toMatch(/^  Organization: +org_[0-9A-Za-z]+$/m);
     expect(output).toMatch(/^  Sandbox API key: +pk_test_[0-9A-Za-z]{32} /m);
     expect(output).toMatch(/^  Live API key: +pk_live_[0-9A-Za-z]{32} /m);
+    // The owner it printed signs in to the dashboard it named.
+    const dashboard = /^  Dashboard: +(http:\S+)\/dashboard\/$/m.exec(output);
+    const signIn = /^  Sign in as: +(\S+) +password (\S+) /m.exec(output);
+    expect(dashboard).not.toBeNull();
+    expect(signIn).not.toBeNull();
+    const url = /listening on (http:\/\/[\w.]+:\d+)/.exec(output)![1]!;
+    const login = await fetch(`${url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: `mutation($e: String!, $p: String!) { login(email: $e, password: $p) { user { role } } }`, variables: { e: signIn![1], p: signIn![2] } }),
+    });
+    expect(await login.json()).toEqual({ data: { login: { user: { role: "owner" } } } });
     expect(existsSync(join(cwd, "data", "demo.db"))).toBe(true);
     expect(existsSync(join(cwd, "data", "stellar-pay.db"))).toBe(false);
   });

@@ -1,6 +1,7 @@
 // `npm run demo`: the whole service offline on the simulated network. Creates (or reuses) a demo
-// organization with a funded settlement wallet, creates a payment, funds a payer, and prints what a
-// new user needs: the organization id, the API keys made, the checkout URL, the payer's secret.
+// organization with a funded settlement wallet and an owner, creates a payment, funds a payer, and
+// prints what a new user needs: the dashboard and how to sign in to it, the organization id, the API
+// keys made, the checkout URL, the payer's secret.
 // Its database is its own (data/demo.db unless DATABASE_URL is set: config.ts).
 import { Keypair, Networks } from "@stellar/stellar-sdk";
 import type { Deps } from "../context.ts";
@@ -9,9 +10,27 @@ import { createApiKey } from "../modules/api-keys/api-keys.service.ts";
 import { createOrganization, loadSettings, setSettlementWallet } from "../modules/organizations/organizations.service.ts";
 import { oldestOrganizationNamed } from "../modules/organizations/organizations.store.ts";
 import { createPayment } from "../modules/payments/payments.service.ts";
+import { hashPassword } from "../modules/users/passwords.ts";
+import { createUser } from "../modules/users/users.service.ts";
+import { setPasswordHashStatement, userByEmail } from "../modules/users/users.store.ts";
+import { typedSql } from "../db/client.ts";
+import { randomBase62 } from "../shared/ids.ts";
 import { paymentJson } from "../modules/payments/payments.view.ts";
 
 const DEMO_NAME = "Demo Store";
+const DEMO_OWNER = "owner@demo.test";
+
+/**
+ * The demo organization's owner, with a password new this run: like the keys, a password is stored
+ * hashed, so a fresh one is the only way to print one again.
+ */
+async function demoOwner(deps: Deps, organizationId: string): Promise<{ email: string; password: string }> {
+  const password = randomBase62(16);
+  const existing = await userByEmail(deps.db, DEMO_OWNER);
+  if (!existing) await createUser(deps, { organizationId, email: DEMO_OWNER, role: "owner", password });
+  else await typedSql(deps.db).direct.batch([setPasswordHashStatement(deps.db, existing.id, await hashPassword(password), deps.clock.now())]);
+  return { email: DEMO_OWNER, password };
+}
 
 export async function setUpDemo(deps: Deps, ledger: Ledger) {
   const network = ledger.simulatedNetwork(Networks.TESTNET);
@@ -42,10 +61,11 @@ export async function setUpDemo(deps: Deps, ledger: Ledger) {
   const payment = await createPayment({ ...deps, scope }, { amount: 25n * 10_000_000n, description: "Demo order: 25 XLM" });
   const payer = Keypair.random();
   await network.fund(payer.publicKey());
-  return { organizationId, apiKeys, payer, payment: paymentJson(payment, deps.config.publicUrl) };
+  const owner = await demoOwner(deps, organizationId);
+  return { organizationId, apiKeys, owner, payer, payment: paymentJson(payment, deps.config.publicUrl) };
 }
 
-export function printDemo(demo: Awaited<ReturnType<typeof setUpDemo>>, horizonUrl: string, databaseUrl: string) {
+export function printDemo(demo: Awaited<ReturnType<typeof setUpDemo>>, urls: { publicUrl: string; horizonUrl: string }, databaseUrl: string) {
   const i = demo.payment.payment_instructions;
   const live = demo.apiKeys.live ? `\n  Live API key:       ${demo.apiKeys.live}   (production)` : "";
   // A PostgreSQL URL may hold a password: it is named, not printed.
@@ -54,6 +74,8 @@ export function printDemo(demo: Awaited<ReturnType<typeof setUpDemo>>, horizonUr
     : "DATABASE_URL (PostgreSQL)";
   console.log(`
 Demo ready (simulated Stellar test network, offline).
+  Dashboard:          ${urls.publicUrl}/dashboard/
+  Sign in as:         ${demo.owner.email}   password ${demo.owner.password}   (new this run)
   Database:           ${database}
   Organization:       ${demo.organizationId}
   Sandbox API key:    ${demo.apiKeys.sandbox}   (new this run: keys are shown only once)${live}
@@ -63,6 +85,6 @@ Demo ready (simulated Stellar test network, offline).
                       or ${i.destination} with memo id ${i.memo}
   Payer secret:       ${demo.payer.secret()}   (10,000 XLM; import it in a wallet or sign with the SDK)
   Payer address:      ${demo.payer.publicKey()}
-  Horizon:            ${horizonUrl}
+  Horizon:            ${urls.horizonUrl}
 `);
 }
