@@ -76,12 +76,13 @@ describe("a live key", () => {
       actorKind: "user",
       actorId: users.owner.userId,
       actorLabel: users.owner.email,
-      detail: "deploys",
+      // its name and role
+      detail: "deploys, admin",
       createdAt: entry.createdAt,
     });
     const notices = await noticesSince(since);
     expect(notices.map((m) => m.recipient).sort()).toEqual(owners());
-    expect(notices[0]!.subject).toBe("Security notice: A live (production) API key was created");
+    expect(notices[0]!.subject).toBe("Security notice: A live (production) admin API key was created");
     expect(notices[0]!.textBody).toContain(`By: ${users.owner.email}`);
     expect(notices[0]!.textBody).toContain(`When: ${entry.createdAt}`);
   });
