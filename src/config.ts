@@ -98,7 +98,7 @@ export interface Config {
   /** behind a reverse proxy: the caller's address is the last X-Forwarded-For entry */
   trustProxy: boolean;
   /** tests only (TEST_CRASH_AT): where the process kills itself, to test recovery from a crash */
-  testCrashAt: "completion-before-commit" | null;
+  testCrashAt: "completion-before-commit" | "refund-before-answer" | null;
   /** NODE_ENV other than development or test: anonymous callers get no introspection or field suggestions */
   production: boolean;
   /** origins other than the service's own that may call /graphql from a browser (CORS); none by default */

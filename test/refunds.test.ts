@@ -248,6 +248,23 @@ describe("a refund signed and sent elsewhere", () => {
     expect(await events(refund.id)).toEqual(["refund.created", "refund.succeeded"]);
     expect((await readPayment(payment.id)).amount_refunded).toBe("3.0000000");
   });
+
+  it("ends a claimable balance refund whose answer was lost when it is read: the ledger is asked for its transaction by hash", async () => {
+    const { payment } = await paidPayment("2", "2", "USDC");
+    const stranger = await fundedPayer(wallet);
+    const refund = await createRefund({ payment_id: payment.id, destination: { address: stranger.publicKey() } });
+    const signedXdr = signed(refund.transaction_xdr);
+    const hash = TransactionBuilder.fromXDR(signedXdr, Networks.TESTNET).hash().toString("hex");
+    await t.database.db.refund.update({ where: { id: refund.id }, data: { status: "submitted", txHash: hash } });
+    await network.submitTransaction(signedXdr);
+    // Not on Horizon's payment stream: it stays submitted until someone reads it.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await t.database.db.refund.findUniqueOrThrow({ where: { id: refund.id } })).status).toBe("submitted");
+    const claim = await t.graphql(`query ($id: ID!) { refundClaim(id: $id) { status txHash claimableBalance } }`, { id: refund.id });
+    expect(claim.body.data.refundClaim).toEqual({ status: "succeeded", txHash: hash, claimableBalance: true });
+    expect(await readRefund(refund.id)).toMatchObject({ status: "succeeded", tx_hash: hash });
+    expect(await events(refund.id)).toEqual(["refund.created", "refund.succeeded"]);
+  });
 });
 
 describe("refunds at once", () => {

@@ -22,6 +22,7 @@ import {
   needsClaimableBalance,
   prepareRefundTransaction,
   refundUnmatchedLedgerPayment,
+  settleSubmittedRefund,
   submitRefund,
   withLedger,
 } from "./refunds.service.ts";
@@ -112,7 +113,7 @@ builder.queryFields((t) => ({
   refund: t.prismaField({
     type: "Refund",
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_query, _root, args, ctx) => getRefund(requireService(ctx), String(args.id)),
+    resolve: async (_query, _root, args, ctx) => settleSubmittedRefund(refundDeps(ctx), await getRefund(requireService(ctx), String(args.id))),
   }),
   refunds: t.connection({
     type: RefundType,
@@ -125,7 +126,11 @@ builder.queryFields((t) => ({
     type: RefundClaimType,
     description: "The payer's claim page: a refund by its id, which is the page's only credential",
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => (await refundById(ctx.deps.db, String(args.id))) ?? Promise.reject(notFound()),
+    resolve: async (_root, args, ctx) => {
+      const refund = await refundById(ctx.deps.db, String(args.id));
+      if (!refund) throw notFound();
+      return settleSubmittedRefund(refundDeps(ctx), refund);
+    },
   }),
 }));
 

@@ -3,7 +3,8 @@
 // flight exactly (destination, asset, amount) and names it (its transaction's hash as submitted, its
 // memo text, or the destination's own memo) ends it as succeeded, in the verifier's transaction with
 // the stream's cursor: a restart replays the operation and finds the refund ended, so it ends once.
-// Claimable balances are not on Horizon's payment stream: those refunds end through submit.
+// Claimable balances are not on Horizon's payment stream: those refunds end through submit's answer,
+// or, that answer lost, when the refund is read (refunds.service.ts settleSubmittedRefund).
 import type { Refund } from "../../generated/sqlite/client.ts";
 import type { BatchStep } from "../../db/direct-sql.ts";
 import { conflict } from "../../errors.ts";

@@ -301,6 +301,18 @@ export async function submitRefund(ctx: RefundContext, id: string, signedXdr: st
   return settleRefund(ctx, submitted, { status: "failed", txHash: result.hash, failureReason: codes });
 }
 
+/**
+ * A refund read while `submitted` whose answer was lost (the process died before it, or the network
+ * did not answer): the ledger is asked for its transaction by hash. The network stream ends most of
+ * them by itself; a claimable balance is not on Horizon's payment stream, so this read is how it ends.
+ */
+export async function settleSubmittedRefund(deps: RefundDeps, refund: Refund): Promise<Refund> {
+  if (refund.status !== "submitted" || refund.txHash === null) return refund;
+  const tx = await deps.ledger.sourceFor(refund.networkPassphrase).getTransaction(refund.txHash);
+  if (!tx) return refund;
+  return settleRefund(deps, refund, tx.successful ? { status: "succeeded", txHash: tx.hash } : { status: "failed", txHash: tx.hash, failureReason: "tx_failed" });
+}
+
 const ignoreConflict = (error: unknown) => {
   if (!(error instanceof DomainError && error.code === "CONFLICT")) throw error;
 };
