@@ -10,7 +10,17 @@ export interface DailyVolume {
 
 const COLORS = ["#1d4ed8", "#b45309", "#047857", "#7c3aed", "#be123c"];
 
-export function VolumeChart(props: { daily: DailyVolume[]; label: string }) {
+const DAY_MS = 86_400_000;
+
+/** Every UTC day from `from` (inclusive) to `to` (exclusive), as YYYY-MM-DD: days without payments are drawn too, at zero. */
+export function daysOf(range: { from: string; to: string }): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(range.from); t < Date.parse(range.to); t += DAY_MS) days.push(new Date(t).toISOString().slice(0, 10));
+  return days;
+}
+
+/** `range`: the chosen range, which the axis spans exactly, whatever days have payments. */
+export function VolumeChart(props: { daily: DailyVolume[]; range: { from: string; to: string }; label: string }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = box.current;
@@ -19,7 +29,7 @@ export function VolumeChart(props: { daily: DailyVolume[]; label: string }) {
     let stopped = false;
     void Promise.all([import("uplot"), import("uplot/dist/uPlot.min.css")]).then(([{ default: UPlot }]) => {
       if (stopped) return;
-      const days = [...new Set(props.daily.map((d) => d.day))].sort();
+      const days = daysOf(props.range);
       const assets = [...new Set(props.daily.map((d) => d.asset.assetCode))];
       const x = days.map((day) => Date.parse(day) / 1000);
       // Amounts are 7-decimal strings; a chart may draw them as floats, nothing is computed from them.
@@ -28,7 +38,9 @@ export function VolumeChart(props: { daily: DailyVolume[]; label: string }) {
         {
           width: Math.max(280, element.clientWidth),
           height: 220,
-          series: [{}, ...assets.map((code, i) => ({ label: code, stroke: COLORS[i % COLORS.length], width: 2 }))],
+          // The x scale is the range itself: uPlot's own would widen a lone day to years.
+          scales: { x: { time: true, range: [x[0]!, x.at(-1)!] } },
+          series: [{}, ...assets.map((code, i) => ({ label: code, stroke: COLORS[i % COLORS.length], width: 2, points: { show: true } }))],
           axes: [{}, { size: 60 }],
         },
         [x, ...series],
@@ -39,6 +51,6 @@ export function VolumeChart(props: { daily: DailyVolume[]; label: string }) {
       stopped = true;
       chart?.destroy();
     };
-  }, [props.daily]);
+  }, [props.daily, props.range]);
   return <div class="chart" ref={box} role="img" aria-label={props.label} />;
 }

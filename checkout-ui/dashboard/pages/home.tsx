@@ -63,7 +63,7 @@ export function Home() {
             </Table>
           </div>
           <h2>Completed volume per day</h2>
-          {totals.daily.length ? <VolumeChart daily={totals.daily} label="Chart of completed volume per day and asset; the table above gives the totals." /> : <p class="muted">Nothing completed in this range yet.</p>}
+          {totals.daily.length ? <VolumeChart daily={totals.daily} range={range} label="Chart of completed volume per day and asset; the table above gives the totals." /> : <p class="muted">Nothing completed in this range yet.</p>}
         </>
       )}
     </Page>
