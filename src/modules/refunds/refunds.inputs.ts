@@ -16,7 +16,7 @@ const idInputSchema = z.string().max(64);
 const MAX_REASON_LENGTH = 500;
 
 /** Where a refund goes: a Stellar account, with the memo it needs (an exchange's deposit memo). memo_type defaults to text. */
-export const refundDestinationSchema = z
+const refundDestinationSchema = z
   .strictObject({
     address: z
       .string()
@@ -76,4 +76,3 @@ export const applyUnmatchedSchema = z.strictObject({
   payment_id: idInputSchema.min(1),
   reason: reasonSchema.min(1),
 });
-export type ApplyUnmatchedInput = z.output<typeof applyUnmatchedSchema>;

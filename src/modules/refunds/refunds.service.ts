@@ -51,7 +51,7 @@ export function withLedger<C extends Omit<ServiceContext, "scope">>(ctx: C, ledg
 }
 
 /** What may still go back of a payment: what arrived, less what refunds sent back or hold. */
-export const refundableOf = (p: Pick<Payment, "amountReceived" | "amountRefunded" | "amountRefunding">) => {
+const refundableOf = (p: Pick<Payment, "amountReceived" | "amountRefunded" | "amountRefunding">) => {
   const left = p.amountReceived - p.amountRefunded - p.amountRefunding;
   return left > 0n ? left : 0n;
 };
@@ -151,7 +151,8 @@ export async function createRefund(ctx: RefundContext, input: CreateRefundInput)
     { amount, reason: input.reason ?? null, status, destination },
   );
   // Held only if still refundable when written: a refund created meanwhile may have taken it.
-  const hold = reserveRefundStatement(ctx.db, payment.id, amount, () => tooMuch(refundableOf(payment) - amount));
+  const takenMeanwhile = () => badRequest("amount must be at most what remains refundable on this payment, which refunds created at the same time now hold");
+  const hold = reserveRefundStatement(ctx.db, payment.id, amount, takenMeanwhile);
   return insertRefund(ctx, refund, hold);
 }
 

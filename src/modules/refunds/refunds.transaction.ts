@@ -22,14 +22,14 @@ import { formatStroops, toStroops } from "../../shared/money.ts";
 /** The most the merchant's transaction may pay in fees, in stroops. */
 const MAX_FEE = "10000";
 /** How long a built transaction stays valid: time to open a wallet and sign. A read builds a new one. */
-export const REFUND_VALIDITY_SECONDS = 30 * 60;
+const REFUND_VALIDITY_SECONDS = 30 * 60;
 /** Clock difference allowed between the process that built a transaction and the one that checks it. */
 const CLOCK_SKEW_SECONDS = 60;
 
 export type RefundMemoType = "id" | "text" | "hash";
 
 /** The memo of a refund's transaction: the destination's own, else the refund's id (27 characters, within text's 28 bytes). */
-export function refundMemo(refund: Pick<Refund, "id" | "destinationMemo" | "destinationMemoType">): Memo {
+function refundMemo(refund: Pick<Refund, "id" | "destinationMemo" | "destinationMemoType">): Memo {
   if (refund.destinationMemo === null) return Memo.text(refund.id);
   switch (refund.destinationMemoType as RefundMemoType) {
     case "id":
@@ -97,7 +97,7 @@ const assetOf = (asset: { isNative(): boolean; getCode(): string; getIssuer(): s
 const sameMemo = (a: Memo, b: Memo) => a.toXDRObject().toXDR("base64") === b.toXDRObject().toXDR("base64");
 
 /** What the transaction sends, if it is one refund operation (a payment or a claimable balance for one claimant). */
-export function refundSentBy(tx: Transaction): { destination: string; asset: Asset; amount: bigint; claimable: boolean } | null {
+function refundSentBy(tx: Transaction): { destination: string; asset: Asset; amount: bigint; claimable: boolean } | null {
   if (tx.operations.length !== 1) return null;
   const op = tx.operations[0]!;
   if (op.source !== undefined && op.source !== tx.source) return null;
