@@ -1,6 +1,6 @@
 // Home's chart spans the chosen range with every day on it (#27): the days it draws.
 import { expect, it } from "vitest";
-import { daysOf } from "../checkout-ui/dashboard/components/volume-chart.tsx";
+import { daysOf } from "../checkout-ui/dashboard/range-days.ts";
 
 it("gives every UTC day of the range, the last day before its end included, days without payments too", () => {
   const range = { from: "2026-10-29T00:00:00.000Z", to: "2026-11-28T00:00:00.000Z" };

@@ -1,6 +1,7 @@
 // Volume over time, one line per asset, drawn by uPlot (loaded when the chart is first shown). The
 // chart is a picture: the totals table beside it carries the same figures for screen readers.
 import { useEffect, useRef } from "preact/hooks";
+import { daysOf } from "../range-days.ts";
 
 export interface DailyVolume {
   day: string;
@@ -9,15 +10,6 @@ export interface DailyVolume {
 }
 
 const COLORS = ["#1d4ed8", "#b45309", "#047857", "#7c3aed", "#be123c"];
-
-const DAY_MS = 86_400_000;
-
-/** Every UTC day from `from` (inclusive) to `to` (exclusive), as YYYY-MM-DD: days without payments are drawn too, at zero. */
-export function daysOf(range: { from: string; to: string }): string[] {
-  const days: string[] = [];
-  for (let t = Date.parse(range.from); t < Date.parse(range.to); t += DAY_MS) days.push(new Date(t).toISOString().slice(0, 10));
-  return days;
-}
 
 /** `range`: the chosen range, which the axis spans exactly, whatever days have payments. */
 export function VolumeChart(props: { daily: DailyVolume[]; range: { from: string; to: string }; label: string }) {
