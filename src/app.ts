@@ -21,6 +21,7 @@ import { refundRoutes } from "./modules/refunds/refunds.rest.ts";
 import { webhookDeliveryRoutes } from "./modules/webhook-deliveries/webhook-deliveries.rest.ts";
 import { webhookEndpointRoutes } from "./modules/webhook-endpoints/webhook-endpoints.rest.ts";
 import { createRestApi, isApiPath } from "./rest/api.ts";
+import { readWithinLimit } from "./rest/body.ts";
 import { errorResponse } from "./rest/errors.ts";
 import type { Route } from "./rest/router.ts";
 import { apiRequestFromFetch, apiRequestFromNode, sendNode, toFetchResponse } from "./rest/transport.ts";
@@ -161,6 +162,16 @@ export function buildApp(deps: AppDeps): App {
     return requestId;
   }
 
+  /**
+   * A GraphQL request's body, read here within the limit (413 past it) and handed to the adapter
+   * as `req.body`, which it then takes instead of reading the connection. yoga, reading it itself,
+   * stopped at its limit and left the rest of the body on a kept-alive connection, where the
+   * client's next request waited behind it.
+   */
+  async function readBodyFirst(req: IncomingMessage & { body?: Buffer }): Promise<void> {
+    if (req.method !== "GET" && req.method !== "HEAD") req.body = await readWithinLimit(req.headers["content-length"], req);
+  }
+
   // A GraphQL request pays its first rate-limit point here, before yoga or graphql-sse parse
   // anything: a caller over budget costs an authentication and a count, nothing more.
   const isGraphQLPath = (path: string) => path === "/graphql" || path === SSE_PATH;
@@ -190,7 +201,11 @@ export function buildApp(deps: AppDeps): App {
         if (!isGraphQLPath(path)) return enter();
         void graphqlGate
           .admit(req.headers.authorization ?? null, addressOfNodeRequest(req, deps.config.trustProxy))
-          .then((refused) => (refused ? sendNode(res, refused) : enter()))
+          .then(async (refused) => {
+            if (refused) return sendNode(res, refused);
+            await readBodyFirst(req);
+            enter();
+          })
           .catch((error: unknown) => sendNode(res, errorResponse(error, deps.logger, {}, requestId)));
         return;
       }

@@ -8,6 +8,7 @@ import { Secret, TOTP } from "otpauth";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../src/modules/users/users.service.ts";
+import { signedInUser } from "./support/dashboard.ts";
 import { type Browser, accessibilityViolations, launchBrowser, screenshotPath } from "./support/browser.ts";
 import { startSmtpServer } from "./support/smtp.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
@@ -165,6 +166,63 @@ describe("dashboard", () => {
     await page.close();
   });
 
+  it("gives a key a role at most the viewer's, and marks the keys of a removed user for one-click revocation", async () => {
+    // A developer is offered developer keys only.
+    const developer = { email: "dev@merchant.test", password: "developer-password-1" };
+    await createUser(t.deps, { organizationId: merchant.organizationId, role: "developer", ...developer });
+    const devPage = await signInAs(developer);
+    await go(devPage, "Developers");
+    await devPage.getByRole("link", { name: "API keys" }).click();
+    expect(await devPage.getByLabel("Key role").locator("option").allTextContents()).toEqual(["Developer: reads, API keys and webhooks"]);
+    await devPage.close();
+
+    // An admin makes two keys, then leaves the team.
+    const leaving = await signedInUser(t, merchant.organizationId, "admin");
+    const CREATE = `mutation($name: String) { createApiKey(environment: sandbox, name: $name) { key } }`;
+    const leftKeys: string[] = [];
+    for (const name of ["Old cron", "Old server"]) leftKeys.push((await leaving.graphql(CREATE, { name })).body.data.createApiKey.key);
+    const remover = await signedInUser(t, merchant.organizationId, "owner");
+    expect((await remover.graphql(`mutation($id: ID!) { removeUser(id: $id) }`, { id: leaving.userId })).body.data.removeUser).toBe(true);
+
+    for (const [width, name] of [
+      [1280, "laptop"],
+      [390, "phone"],
+    ] as const) {
+      const page = await signIn({ width, height: 900 });
+      await go(page, "Developers");
+      await page.getByRole("link", { name: "API keys" }).click();
+      if (width === 1280) {
+        // The owner chooses the role; the list shows it at once.
+        expect(await page.getByLabel("Key role").locator("option").allTextContents()).toEqual([
+          "Admin: everything a key may do",
+          "Developer: reads, API keys and webhooks",
+        ]);
+        await page.getByLabel("Key name").fill("Read only");
+        await page.getByLabel("Key role").selectOption("developer");
+        await page.getByRole("button", { name: "Create API key" }).click();
+        await page.getByRole("button", { name: "Done" }).click();
+        await page.getByRole("row", { name: /Read only/ }).getByRole("cell", { name: "developer", exact: true }).waitFor();
+      }
+      for (const keyName of ["Old cron", "Old server"]) await page.getByRole("row", { name: new RegExp(keyName) }).getByText("made by a removed user").waitFor();
+      expect(await page.getByRole("row", { name: /Read only/ }).getByText("made by a removed user").count()).toBe(0);
+      await page.getByRole("alert").getByText("2 keys were made by someone no longer on the team and still work.").waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: screenshotPath(`dashboard-api-keys-removed-user-${name}`), fullPage: true });
+      await page.close();
+    }
+    for (const key of leftKeys) expect((await t.api("GET", "/payments?limit=1", { key })).status).toBe(200);
+
+    const page = await signIn();
+    await go(page, "Developers");
+    await page.getByRole("link", { name: "API keys" }).click();
+    page.once("dialog", (dialog) => void dialog.accept());
+    await page.getByRole("button", { name: "Revoke the 2 keys made by removed users" }).click();
+    for (const keyName of ["Old cron", "Old server"]) await page.getByRole("row", { name: new RegExp(keyName) }).getByText("Inactive").waitFor();
+    expect(await page.getByRole("button", { name: /made by removed users/ }).count()).toBe(0);
+    for (const key of leftKeys) expect((await t.api("GET", "/payments?limit=1", { key })).status).toBe(401);
+    await page.close();
+  });
+
   it("asks for the password again to change the settlement wallet, and lists the change on Activity", async () => {
     const page = await signIn();
     await go(page, "Settings");
@@ -186,6 +244,22 @@ describe("dashboard", () => {
     // and the owner hears of it by mail
     const notice = () => smtp.received.find((m) => m.subject?.startsWith("Security notice: The sandbox settlement wallet"));
     await expect.poll(() => notice()?.text, { timeout: 15_000 }).toContain(`By: ${owner.email}`);
+
+    // A rate and an asset ask for it too, each form its own field.
+    await go(page, "Settings");
+    await page.getByLabel("Price").fill("0.125");
+    await page.getByLabel("Password to set the rate").fill("not my password");
+    await page.getByRole("button", { name: "Set rate" }).click();
+    await page.getByText("password is not the current password").waitFor();
+    await page.getByLabel("Password to set the rate").fill(owner.password);
+    await page.getByRole("button", { name: "Set rate" }).click();
+    await page.getByRole("table", { name: "Pricing rates" }).getByRole("row", { name: /XLM USD 0\.125/ }).waitFor();
+    await page.getByLabel("Asset code").fill("EURC");
+    await page.getByLabel("Issuer").fill(merchant.wallet.publicKey());
+    await page.getByLabel("Password to enable the asset").fill("not my password");
+    await page.getByRole("button", { name: "Enable asset" }).click();
+    await page.getByText("password is not the current password").waitFor();
+    await page.getByText("No other asset yet.", { exact: false }).waitFor();
     await page.close();
   });
 

@@ -218,6 +218,47 @@ describe("dashboard subscription", () => {
       expect(JSON.stringify(sub.frames)).not.toContain(after);
     });
 
+    it("issue 30: revoking while payments are made and completed, 15 times: nothing committed after the revocation is delivered", async () => {
+      const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      for (let round = 0; round < 15; round++) {
+        const revoking = await createApiKey(t.deps, { organizationId: merchant.organizationId, environment: "sandbox" });
+        const sub = await subscribe(EVENTS, {}, revoking);
+        // The organization's other key writes all along: payments made, then completed.
+        let writing = true;
+        const writer = (async () => {
+          while (writing) {
+            const id = await createPayment();
+            await complete(id, randomBytes(32).toString("hex"));
+          }
+        })();
+        await delay(20 + round * 7);
+        await revokeApiKey(t.deps, { prefix: prefixOf(revoking) });
+        // What was committed by the time the revocation had: anything else came after it.
+        const [events, completed] = await Promise.all([
+          t.database.db.event.findMany({ where: { organizationId: merchant.organizationId }, select: { seq: true } }),
+          t.database.db.payment.findMany({ where: { organizationId: merchant.organizationId, status: "completed" }, select: { id: true } }),
+        ]);
+        const committedSeqs = new Set(events.map((e) => e.seq));
+        const completedIds = new Set(completed.map((p) => p.id));
+        // The stream ends with UNAUTHENTICATED while the writer goes on.
+        let last: any;
+        for (;;) {
+          const frame = await sub.next(3000).catch(() => null);
+          if (!frame) break;
+          last = frame;
+        }
+        writing = false;
+        await writer;
+        expect(last?.errors?.[0]?.extensions?.code, `round ${round}`).toBe("UNAUTHENTICATED");
+        for (const frame of sub.frames.filter((f) => f.event === "next" && f.data.data)) {
+          const { seq, payment } = frame.data.data.paymentEvents;
+          expect(committedSeqs.has(seq), `round ${round}: event ${seq} came after the revocation`).toBe(true);
+          // The payment as delivered: a completion after the revocation is not shown either.
+          if (payment.status === "completed") expect(completedIds.has(payment.id), `round ${round}: ${payment.id}`).toBe(true);
+        }
+      }
+    }, 120_000);
+
     it("finding 4: an idle stream of a revoked key ends within about a second, and its key opens no new one", async () => {
       const revoking = await createApiKey(t.deps, { organizationId: merchant.organizationId, environment: "sandbox" });
       const sub = await subscribe(EVENTS, {}, revoking);

@@ -105,6 +105,65 @@ describe("protocol hygiene", () => {
     expect(JSON.parse(answer.body)).toEqual({ error: "Request body is larger than 1 MiB" });
   });
 
+  it("issue 30: a body over the limit is answered 413 on every door, every time, chunked or declared, many at once", async () => {
+    // Past its limit yoga stopped reading a chunked body and left the rest on the kept-alive
+    // connection: the next request on it waited 65 s, then was reset.
+    const CHUNK = Buffer.alloc(64 * 1024, "x");
+    /** `size` bytes to `path`, chunked (no Content-Length) or declared; the whole body is sent, whatever the answer. */
+    const sendLarge = (path: string, size: number, declared: boolean, accept: string) =>
+      new Promise<{ what: string; status: number | string; body: string }>((resolve) => {
+        const what = `${path} ${size >> 20} MiB ${declared ? "declared" : "chunked"} ${accept}`;
+        const headers: Record<string, string | number> = {
+          authorization: `Bearer ${merchant.sandboxKey}`,
+          "content-type": "application/json",
+          accept,
+          ...(declared && { "content-length": size }),
+        };
+        const req = request(`${t.url}${path}`, { method: "POST", headers });
+        req.on("response", (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (body += chunk));
+          res.on("end", () => resolve({ what, status: res.statusCode!, body }));
+        });
+        // A reset instead of the answer is what the check is for.
+        req.on("error", (error) => resolve({ what, status: (error as NodeJS.ErrnoException).code ?? error.message, body: "" }));
+        let sent = 0;
+        const writeMore = () => {
+          while (sent < size) {
+            sent += CHUNK.length;
+            if (!req.write(CHUNK)) return req.once("drain", writeMore);
+          }
+          req.end();
+        };
+        writeMore();
+      });
+    const before = await paymentCount();
+    const doors: [string, string][] = [
+      ["/api/v1/payments", "application/json"],
+      ["/graphql", "application/json"],
+      ["/graphql", "text/event-stream"],
+      ["/graphql/stream", "text/event-stream"],
+      ["/graphql/stream", "application/json"],
+    ];
+    // 2 MiB often, and past 16 MiB (where the stream door used to stop reading and reset) a few times.
+    for (const [rounds, size] of [
+      [8, 2 * 1024 * 1024],
+      [2, 20 * 1024 * 1024],
+    ]) {
+      for (let round = 0; round < rounds!; round++) {
+        const answers = await Promise.all(doors.flatMap(([path, accept]) => [true, false].map((declared) => sendLarge(path, size!, declared, accept))));
+        for (const answer of answers) {
+          expect(answer.status, answer.what).toBe(413);
+          expect(answer.body, answer.what).toMatch(/Request body (is larger than 1 MiB|too large)/);
+        }
+      }
+    }
+    expect(await paymentCount()).toBe(before);
+    // The connections the bodies came on (kept alive, reused round after round) are usable again.
+    expect((await t.api("GET", "/payments?limit=1", { key: merchant.sandboxKey })).status).toBe(200);
+  }, 120_000);
+
   it("answers 404 JSON for an unknown route, inside and outside /api/v1", async () => {
     const inside = await t.api("GET", "/refunds", { key: merchant.sandboxKey });
     expect(inside.status).toBe(404);

@@ -5,25 +5,42 @@ import { refuseUnstorableInput } from "../shared/validation.ts";
 import type { ApiRequest } from "./transport.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-const DRAIN_LIMIT_BYTES = 16 * MAX_BODY_BYTES;
 
-/** The body as text, or 413 past 1 MiB (also /graphql/stream's limit). */
+/**
+ * The body as text, or 413 past 1 MiB (also /graphql/stream's limit): refused as soon as the count
+ * passes the limit, before anything else answers. The rest of the body is then read and dropped,
+ * never kept: a connection closed with unread data is reset, and the reset reaches the client before
+ * (and instead of) the 413 it was sent. Node's requestTimeout bounds how long that reading lasts.
+ */
 export async function readLimited(request: ApiRequest): Promise<string> {
-  const declared = Number(request.header("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw payloadTooLarge();
-  const body = request.body();
-  if (!body) return "";
+  return (await readWithinLimit(request.header("content-length"), request.body())).toString("utf8");
+}
+
+/** The body's bytes, as readLimited reads them (the GraphQL doors read theirs with it too, src/app.ts). */
+export async function readWithinLimit(contentLength: string | null | undefined, body: AsyncIterable<Uint8Array> | null): Promise<Buffer> {
+  if (Number(contentLength ?? "0") > MAX_BODY_BYTES) throw payloadTooLarge();
+  if (!body) return Buffer.alloc(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    // Past the limit, keep reading and discarding for a while: a socket closed with unread data is
-    // reset, and the client would see the reset instead of the 413.
-    if (size > DRAIN_LIMIT_BYTES) break;
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+  const iterator = body[Symbol.asyncIterator]();
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    size += next.value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      void discardRest(iterator);
+      throw payloadTooLarge();
+    }
+    chunks.push(next.value);
   }
-  if (size > MAX_BODY_BYTES) throw payloadTooLarge();
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** Reads to the end and keeps nothing; `for await` or `break` would destroy the stream, and the connection with it. */
+async function discardRest(iterator: AsyncIterator<Uint8Array>): Promise<void> {
+  try {
+    while (!(await iterator.next()).done);
+  } catch {
+    // The client hung up: nothing left to read.
+  }
 }
 
 const isJson = (contentType: string | null) => /^application\/json\s*(;|$)/i.test(contentType ?? "");

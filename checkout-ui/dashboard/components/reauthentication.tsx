@@ -4,15 +4,19 @@ import { useState } from "preact/hooks";
 import { Field } from "../../components/ui.tsx";
 import { useSession } from "../session.tsx";
 
-export function useReauthentication() {
+/**
+ * `labels`: where a screen asks for it more than once (each form its own fields), what sets each
+ * pair apart; by default "Your password" and "Authentication code".
+ */
+export function useReauthentication(labels = { password: "Your password", code: "Authentication code" }) {
   const session = useSession();
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
   const fields = (
     <>
-      <Field label="Your password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+      <Field label={labels.password} type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
       {session.viewer.user.twoFactorEnabled && (
-        <Field label="Authentication code" autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
+        <Field label={labels.code} autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
       )}
     </>
   );

@@ -1,28 +1,42 @@
-// Developers → API keys: create (the key shown once, with a copy button), list, revoke. Keys belong
-// to the environment they are made in: the switch at the top chooses which.
+// Developers → API keys: create (the key shown once, with a copy button) with a role at most the
+// viewer's, list, revoke. Keys belong to the environment they are made in: the switch at the top
+// chooses which. Keys whose maker has left the team are marked, and revoked together in one click.
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
-import { Button, Field, Notice, Page, SecretOnce, Status, Table, When } from "../../components/ui.tsx";
+import { Button, Field, Notice, Page, SecretOnce, Select, Status, Table, When } from "../../components/ui.tsx";
 import { errorText, graphql } from "../graphql.ts";
 import { useReauthentication } from "../components/reauthentication.tsx";
-import { can, useSession } from "../session.tsx";
+import { type Role, can, useSession } from "../session.tsx";
 
-const KEYS = graphql(`query ApiKeys { apiKeys { id name prefix environment createdAt lastUsedAt revokedAt } }`);
+const KEYS = graphql(`query ApiKeys { apiKeys { id name prefix environment role creatorRemoved createdAt lastUsedAt revokedAt } }`);
 const CREATE = graphql(`
-  mutation CreateApiKey($environment: Environment!, $name: String, $password: String, $code: String) {
-    createApiKey(environment: $environment, name: $name, password: $password, code: $code) { key apiKey { id } }
+  mutation CreateApiKey($environment: Environment!, $name: String, $role: ApiKeyRole, $password: String, $code: String) {
+    createApiKey(environment: $environment, name: $name, role: $role, password: $password, code: $code) { key apiKey { id } }
   }
 `);
 const REVOKE = graphql(`mutation RevokeApiKey($id: ID!) { revokeApiKey(id: $id) { id revokedAt } }`);
+const REVOKE_ORPHANS = graphql(`mutation RevokeApiKeysOfRemovedUsers { revokeApiKeysOfRemovedUsers { id revokedAt } }`);
+
+type KeyRole = "admin" | "developer";
+const ROLE_WORDS: Record<KeyRole, string> = {
+  admin: "Admin: everything a key may do",
+  developer: "Developer: reads, API keys and webhooks",
+};
+/** The roles the viewer may give a key, as the server allows them: at most their own. */
+const keyRolesFor = (role: Role): KeyRole[] => (can.write(role) ? ["admin", "developer"] : ["developer"]);
 
 export function ApiKeys() {
   const session = useSession();
   const [result, refetch] = useQuery({ query: KEYS });
+  const roles = keyRolesFor(session.viewer.user.role);
   const [name, setName] = useState("");
+  const [role, setRole] = useState<KeyRole>(roles[0]!);
   const [key, setKey] = useState<string | null>(null);
   const [created, create] = useMutation(CREATE);
   const [revoked, revoke] = useMutation(REVOKE);
+  const [orphansRevoked, revokeOrphans] = useMutation(REVOKE_ORPHANS);
   const keys = result.data?.apiKeys ?? [];
+  const orphans = keys.filter((k) => k.creatorRemoved && !k.revokedAt);
   const mayEdit = can.develop(session.viewer.user.role);
   const live = session.environment === "production";
   const refresh = () => refetch({ requestPolicy: "network-only" });
@@ -36,7 +50,7 @@ export function ApiKeys() {
           class="panel"
           onSubmit={async (e) => {
             e.preventDefault();
-            const answer = await create({ environment: session.environment, name: name.trim() || null, ...(live ? reauthentication.values : {}) });
+            const answer = await create({ environment: session.environment, name: name.trim() || null, role, ...(live ? reauthentication.values : {}) });
             if (answer.data) {
               setKey(answer.data.createApiKey.key);
               setName("");
@@ -47,6 +61,8 @@ export function ApiKeys() {
         >
           <h2>New {live ? "live" : "sandbox"} key</h2>
           <Field label="Key name" placeholder="Checkout server" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <Select label="Key role" value={role} options={roles.map((r) => [r, ROLE_WORDS[r]])} onChange={(value) => setRole(value as KeyRole)} />
+          <p class="muted">No key sees the team or changes the settlement wallet, assets or rates: those stay in the dashboard.</p>
           {live && reauthentication.fields}
           <Notice>{errorText(created.error)}</Notice>
           <Button type="submit" variant="primary" disabled={created.fetching}>
@@ -54,14 +70,39 @@ export function ApiKeys() {
           </Button>
         </form>
       )}
-      <Notice>{errorText(result.error ?? revoked.error)}</Notice>
-      <Table caption="API keys" head={["Name", "Key", "Created", "Last used", "Status", ""]} rows={keys.length} empty="No keys in this environment.">
+      {mayEdit && orphans.length > 0 && (
+        <Notice>
+          {orphans.length === 1 ? "1 key was" : `${orphans.length} keys were`} made by someone no longer on the team and still work.{" "}
+          <Button
+            variant="danger"
+            disabled={orphansRevoked.fetching}
+            onClick={async () => {
+              if (!confirm(`Revoke the ${orphans.length} keys made by removed users? Requests with them are refused at once.`)) return;
+              await revokeOrphans({});
+              refresh();
+            }}
+          >
+            {orphans.length === 1 ? "Revoke the key made by a removed user" : `Revoke the ${orphans.length} keys made by removed users`}
+          </Button>
+        </Notice>
+      )}
+      <Notice>{errorText(result.error ?? revoked.error ?? orphansRevoked.error)}</Notice>
+      <Table caption="API keys" head={["Name", "Key", "Role", "Created", "Last used", "Status", ""]} rows={keys.length} empty="No keys in this environment.">
         {keys.map((k) => (
           <tr key={k.id}>
-            <td>{k.name ?? <span class="muted">unnamed</span>}</td>
+            <td>
+              {k.name ?? <span class="muted">unnamed</span>}
+              {k.creatorRemoved && (
+                <>
+                  {" "}
+                  <span class="status status-pending key-mark">made by a removed user</span>
+                </>
+              )}
+            </td>
             <td>
               <code>{k.prefix}…</code>
             </td>
+            <td>{k.role}</td>
             <td>
               <When at={k.createdAt} />
             </td>

@@ -1,5 +1,6 @@
 // Settings of the environment chosen at the top: the organization's and the checkout's names, the
-// settlement wallet with its health on the ledger, enabled assets and pricing rates.
+// settlement wallet with its health on the ledger, enabled assets and pricing rates. Where money goes
+// (the wallet, an asset, a rate) changes with the password again, and never with an API key.
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Button, Field, Notice, Page, Table } from "../../components/ui.tsx";
@@ -23,8 +24,16 @@ const SET_WALLET = graphql(`
     setSettlementWallet(address: $address, password: $password, code: $code) { id settlementAddress }
   }
 `);
-const ENABLE_ASSET = graphql(`mutation EnableAsset($code: String!, $issuer: String!) { enableAsset(assetCode: $code, issuerAddress: $issuer) { id } }`);
-const SET_RATE = graphql(`mutation SetRate($code: String!, $currency: String!, $price: String!) { setExchangeRate(assetCode: $code, currency: $currency, price: $price) { id } }`);
+const ENABLE_ASSET = graphql(`
+  mutation EnableAsset($assetCode: String!, $issuer: String!, $password: String, $code: String) {
+    enableAsset(assetCode: $assetCode, issuerAddress: $issuer, password: $password, code: $code) { id }
+  }
+`);
+const SET_RATE = graphql(`
+  mutation SetRate($assetCode: String!, $currency: String!, $price: String!, $password: String, $code: String) {
+    setExchangeRate(assetCode: $assetCode, currency: $currency, price: $price, password: $password, code: $code) { id }
+  }
+`);
 
 export function Settings() {
   const session = useSession();
@@ -138,17 +147,19 @@ function AssetForm(props: { onSaved: () => void }) {
   const [code, setCode] = useState("");
   const [issuer, setIssuer] = useState("");
   const [result, enable] = useMutation(ENABLE_ASSET);
+  const reauthentication = useReauthentication({ password: "Password to enable the asset", code: "Code to enable the asset" });
   return (
     <form
       class="filters"
       onSubmit={async (e) => {
         e.preventDefault();
-        const answer = await enable({ code: code.trim(), issuer: issuer.trim() });
-        if (answer.data) (setCode(""), setIssuer(""), props.onSaved());
+        const answer = await enable({ assetCode: code.trim(), issuer: issuer.trim(), ...reauthentication.values });
+        if (answer.data) (setCode(""), setIssuer(""), reauthentication.reset(), props.onSaved());
       }}
     >
       <Field label="Asset code" required placeholder="USDC" value={code} onInput={(e) => setCode(e.currentTarget.value)} />
       <Field label="Issuer" required placeholder="G…" value={issuer} onInput={(e) => setIssuer(e.currentTarget.value)} />
+      {reauthentication.fields}
       <Button type="submit" disabled={result.fetching}>
         Enable asset
       </Button>
@@ -162,18 +173,20 @@ function RateForm(props: { onSaved: () => void }) {
   const [currency, setCurrency] = useState("USD");
   const [price, setPrice] = useState("");
   const [result, set] = useMutation(SET_RATE);
+  const reauthentication = useReauthentication({ password: "Password to set the rate", code: "Code to set the rate" });
   return (
     <form
       class="filters"
       onSubmit={async (e) => {
         e.preventDefault();
-        const answer = await set({ code: code.trim(), currency: currency.trim(), price: price.trim() });
-        if (answer.data) (setPrice(""), props.onSaved());
+        const answer = await set({ assetCode: code.trim(), currency: currency.trim(), price: price.trim(), ...reauthentication.values });
+        if (answer.data) (setPrice(""), reauthentication.reset(), props.onSaved());
       }}
     >
       <Field label="Rate asset" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
       <Field label="Currency" required value={currency} onInput={(e) => setCurrency(e.currentTarget.value)} />
       <Field label="Price" inputMode="decimal" required placeholder="0.25" value={price} onInput={(e) => setPrice(e.currentTarget.value)} />
+      {reauthentication.fields}
       <Button type="submit" disabled={result.fetching}>
         Set rate
       </Button>

@@ -243,15 +243,17 @@ function createLiveUpdates(deps: AppDeps): LiveUpdates {
     const revoked = () => queue.end(CREDENTIAL_REVOKED);
     const unwatch = credentials.watch(ctx.scope, revoked);
     // Loads run one after another so payloads leave in the order their events were read. Each is
-    // authorized by a credential check that started after the event was read: an event committed
-    // after a revocation is never delivered.
+    // authorized by a credential check that started after everything it delivers was read (the
+    // event, then its payment as it is now): what that check finds valid was not revoked when those
+    // reads were made, so nothing committed after a revocation is delivered, the payment's later
+    // changes included. A check made before the payment was read (the last sweep's, another
+    // event's) is not reused.
     const deliver = (event: Pick<OutboxEvent, "seq" | "type" | "createdAt" | "resourceId">) => {
       if (delivered.has(event.seq)) return;
       if (buffered) delivered.add(event.seq);
-      const readAt = performance.now();
       chain = chain.then(async () => {
-        if (!(await credentials.stillValid(ctx.scope, readAt))) return revoked();
         const payment = await paymentById(ctx.db, event.resourceId);
+        if (!(await credentials.stillValid(ctx.scope, performance.now()))) return revoked();
         if (payment && isInScope(payment, ctx.scope)) queue.push({ seq: event.seq, type: event.type, createdAt: event.createdAt, payment });
       });
       chain = chain.catch((error) => deps.logger.error("live payment event failed", { error }));
