@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { type Wallet, fundedPayer, payOp, signedTransaction, submit, startLedgerWorld, waitFor } from "./support/ledger.ts";
 import { signedInUser } from "./support/dashboard.ts";
+import { subscribeSse } from "./support/sse.ts";
 import type { Merchant, TestApp } from "./support/test-app.ts";
 
 let t: TestApp;
@@ -172,10 +173,16 @@ describe("where the money goes", () => {
     const second = await t.graphql(claim, { id: refund.id, destination: { address: exchange.publicKey(), memo: "999", memoType: "id" } });
     expect(second.body.errors[0].extensions.code).toBe("CONFLICT");
 
+    // The claim page watches the refund live until the money is there.
+    const live = await subscribeSse(t.url, `subscription ($id: ID!) { refundClaim(id: $id) { status txHash } }`, { id: refund.id });
+    expect((await live.next()).data.refundClaim).toEqual({ status: "requires_signature", txHash: null });
     const ready = await readRefund(refund.id);
     const tx = TransactionBuilder.fromXDR(ready.transaction_xdr, Networks.TESTNET) as import("@stellar/stellar-sdk").Transaction;
     expect(tx.memo).toMatchObject({ type: "id", value: "123456" });
-    expect((await signAndSubmit(ready)).body.status).toBe("succeeded");
+    const paidBack = await signAndSubmit(ready);
+    expect(paidBack.body.status).toBe("succeeded");
+    expect((await live.next()).data.refundClaim).toEqual({ status: "succeeded", txHash: paidBack.body.tx_hash });
+    live.close();
     const received = await waitFor(async () => (await wallet.horizon.payments().forAccount(exchange.publicKey()).order("desc").limit(1).call()).records[0] as any, (r) => r?.from === merchant.wallet.publicKey());
     const paidTx = await wallet.horizon.transactions().transaction(received.transaction_hash).call();
     expect({ memo: paidTx.memo, memo_type: paidTx.memo_type, amount: received.amount }).toEqual({ memo: "123456", memo_type: "id", amount: "7.0000000" });

@@ -26,6 +26,7 @@ import {
   submitRefund,
   withLedger,
 } from "./refunds.service.ts";
+import { watchRefund } from "./refunds.live.ts";
 import { listRefunds, refundById } from "./refunds.store.ts";
 import { type PreparedRefundTransaction, refundClaimUrl } from "./refunds.view.ts";
 
@@ -131,6 +132,17 @@ builder.queryFields((t) => ({
       if (!refund) throw notFound();
       return settleSubmittedRefund(refundDeps(ctx), refund);
     },
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  refundClaim: t.field({
+    ...PUBLIC_FIELD,
+    type: RefundClaimType,
+    description: "Public, for the claim page: the refund as it is, then after each of its events, until the money is there",
+    args: { id: t.arg.id({ required: true }) },
+    subscribe: (_root, args, ctx) => watchRefund(ctx.deps, String(args.id)),
+    resolve: (refund) => refund,
   }),
 }));
 
