@@ -40,6 +40,11 @@ describe("GraphiQL at /graphql", () => {
   it("issue 14: renders offline from the installed package and runs a query with the key from the headers editor", async () => {
     const payment = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "3" } });
     const page = await browser.context.newPage();
+    // Issue 30: the page's own policy lets GraphiQL do all it does: nothing is blocked.
+    const violations: string[] = [];
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
     const response = await page.goto(`${t.url}/graphql`);
     expect(response?.status()).toBe(200);
     expect(outside).toEqual([]);
@@ -59,6 +64,7 @@ describe("GraphiQL at /graphql", () => {
     await page.locator(".graphiql-response").getByText(payment.body.id).waitFor();
 
     await page.screenshot({ path: screenshotPath("graphiql") });
+    expect(violations).toEqual([]);
     // The key is not written to the browser's storage, where it would outlive the tab.
     expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(merchant.sandboxKey);
     await page.close();
@@ -77,5 +83,30 @@ describe("GraphiQL at /graphql", () => {
     expect(text).toContain("Stellar Pay GraphiQL");
     // Nothing on the page is loaded from elsewhere: no script, style, font or icon from a URL.
     expect(text.match(/(src|href)=\\?["']?https?:[^ ]{0,80}/g)).toBeNull();
+  });
+
+  it("issue 30: the page is served with a Content-Security-Policy that forbids framing it, and sends subscriptions to /graphql/stream", async () => {
+    const html = await fetch(`${t.url}/graphql`, { headers: { accept: "text/html" } });
+    const policy = html.headers.get("content-security-policy") ?? "";
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("connect-src 'self'");
+    expect(policy).not.toContain("unsafe-inline' 'unsafe-eval");
+    expect(policy).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*' blob:/);
+    expect(html.headers.get("x-frame-options")).toBe("DENY");
+    expect(await html.text()).toContain('"subscriptionsProtocol":"GRAPHQL_SSE"');
+    // A GraphQL answer is no page: no policy needed there.
+    const answer = await fetch(`${t.url}/graphql?query=${encodeURIComponent("{ __typename }")}`);
+    expect(answer.headers.get("content-security-policy")).toBeNull();
+
+    // Another page that frames it gets an empty frame.
+    const page = await browser.context.newPage();
+    await page.goto(`${t.url}/health`);
+    await page.setContent(`<iframe src="${t.url}/graphql" width="800" height="600"></iframe>`);
+    const frame = page.locator("iframe");
+    await frame.waitFor();
+    await page.waitForTimeout(1000);
+    expect(await page.frameLocator("iframe").locator(".graphiql-query-editor").count()).toBe(0);
+    await page.close();
   });
 });
