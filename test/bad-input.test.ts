@@ -4,6 +4,7 @@
 import { Asset, Keypair, Networks, TransactionBuilder } from "@stellar/stellar-sdk";
 import { describe, expect, it } from "vitest";
 import { API_ROUTES } from "../src/app.ts";
+import { EVENT_KINDS } from "../src/modules/events/event-kinds.ts";
 import { enableAsset, setExchangeRate } from "../src/modules/organizations/organizations.service.ts";
 import { fundedPayer, payOp, signedTransaction, startLedgerWorld, submit, waitFor } from "./support/ledger.ts";
 import { subscribeSse } from "./support/sse.ts";
@@ -480,6 +481,85 @@ describe("finding 7: a sweep of malformed input finds no 500", () => {
       }
     }
     expect(found).toEqual([]);
+  });
+});
+
+describe("issue 30: every array and string input is bounded, on both doors", () => {
+  const xlm = { asset_code: "XLM" };
+  /** `count` distinct credit assets of one issuer (codes A1, A2...): only the count is wrong. */
+  const creditAssets = (count: number) => {
+    const issuer = Keypair.random().publicKey();
+    return Array.from({ length: count }, (_, i) => ({ asset_code: `A${i + 1}`, issuer_address: issuer }));
+  };
+  const creates = [
+    { path: "/payments", body: { amount: "1" } },
+    { path: "/payment-links", body: { amount: "1" } },
+    { path: "/checkout-sessions", body: { amount: "1" } },
+  ];
+
+  it("allowed_assets of 20,000 duplicates, of 21 assets, or naming one asset twice is 400 naming allowed_assets, and stores nothing", async () => {
+    const before = await rowCounts();
+    const cases: [unknown[], string][] = [
+      [Array.from({ length: 20_000 }, () => xlm), "allowed_assets must have at most 20 items"],
+      [creditAssets(21), "allowed_assets must have at most 20 items"],
+      [[xlm, xlm], "allowed_assets must not name the same asset twice"],
+      // the same asset, written two ways
+      [[xlm, { asset_code: "XLM", issuer_address: null }], "allowed_assets must not name the same asset twice"],
+    ];
+    for (const { path, body } of creates) {
+      for (const [allowed, message] of cases) {
+        const res = await t.api("POST", path, { key, body: { ...body, allowed_assets: allowed } });
+        expect(res.status, `${path} with ${allowed.length} assets`).toBe(400);
+        expect(res.body).toEqual({ error: message });
+      }
+    }
+    const gql = await t.graphql(`mutation($input: CreatePaymentInput!) { createPayment(input: $input) { id } }`, {
+      input: { amount: "1", allowedAssets: Array.from({ length: 20_000 }, () => ({ assetCode: "XLM" })) },
+    }, key);
+    expect(gqlErrors(gql).map((e) => [e.message, e.extensions?.code])).toEqual([["allowed_assets must have at most 20 items", "BAD_REQUEST"]]);
+    expect(await rowCounts()).toEqual(before);
+  });
+
+  it("20 distinct enabled assets are taken", async () => {
+    // A merchant of its own: every payment of this one would allow its 20 assets.
+    const owner = await t.createMerchant();
+    const assets = creditAssets(19);
+    for (const asset of assets) {
+      await enableAsset(t.deps, { organizationId: owner.organizationId, environment: "sandbox", code: asset.asset_code, issuer: asset.issuer_address });
+    }
+    const res = await t.api("POST", "/payments", { key: owner.sandboxKey, body: { amount: "1", allowed_assets: [xlm, ...assets] } });
+    expect(res.status).toBe(201);
+    expect(res.body.allowed_assets).toHaveLength(20);
+  });
+
+  it("ids, amounts, currency codes and quantities past their bound are 400 naming the field, on REST and GraphQL", async () => {
+    const before = await rowCounts();
+    // An amount of 33 characters that is no larger than the maximum: zeros in front.
+    const long = (n: number) => `${"0".repeat(n - 1)}1`;
+    const cases: [string, unknown, string][] = [
+      ["/payments", { amount: "1", customer_id: "c".repeat(65) }, "customer_id must be at most 64 characters"],
+      ["/payments", { amount: long(33) }, "amount must be at most 32 characters"],
+      ["/payments", { pricing_currency: "USD", pricing_amount: long(33) }, "pricing_amount must be at most 32 characters"],
+      ["/invoices", { amount: "1", customer_id: "c".repeat(65) }, "customer_id must be at most 64 characters"],
+      ["/checkout-sessions", { amount: "1", customer_id: "c".repeat(65) }, "customer_id must be at most 64 characters"],
+      [
+        "/webhook-endpoints",
+        { url: "https://example.com/h", enabled_events: Array.from({ length: EVENT_KINDS.length + 1 }, () => "payment.created") },
+        `enabled_events must have at most ${EVENT_KINDS.length} items`,
+      ],
+    ];
+    for (const [path, body, message] of cases) {
+      const res = await t.api("POST", path, { key, body });
+      expect(res.status, path).toBe(400);
+      expect(res.body, path).toEqual({ error: message });
+    }
+    for (const query of ["starting_after", "ending_before", "customer_id"]) {
+      const res = await t.api("GET", `/payments?${query}=${"p".repeat(65)}`, { key });
+      expect(res.body).toEqual({ error: `${query} must be at most 64 characters` });
+    }
+    const gql = await t.graphql(`mutation($input: CreatePaymentInput!) { createPayment(input: $input) { id } }`, { input: { amount: "1", customerId: "c".repeat(65) } }, key);
+    expect(gqlErrors(gql).map((e) => e.message)).toEqual(["customer_id must be at most 64 characters"]);
+    expect(await rowCounts()).toEqual(before);
   });
 });
 

@@ -1,6 +1,9 @@
 // GET /api/v1/openapi.json: a valid OpenAPI 3.1 document that documents every route, and whose
-// statuses and schemas match what the server really answers on a walk through the whole API; a
-// client generated from it (openapi-typescript + openapi-fetch) type-checks and works.
+// statuses and schemas match what the server really answers on a walk through the whole API; whose
+// request schemas accept what the server accepts and refuse what it refuses; whose webhooks describe
+// the deliveries the service sends; and from which a client generated with openapi-typescript
+// type-checks, works with openapi-fetch, and refuses at compile time a body the server would refuse.
+// (test/openapi-lint.nodb.test.ts lints the document.)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +16,7 @@ import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES } from "../src/app.ts";
+import { EVENT_KINDS } from "../src/modules/events/event-kinds.ts";
 import { type ApiOptions, type ApiResponse, type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
 import { fundedPayer, payOp, signedTransaction, startLedgerWorld, submit, waitFor } from "./support/ledger.ts";
 import { type WebhookReceiver, startWebhookReceiver } from "./support/webhook-receiver.ts";
@@ -105,7 +109,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe("3.1");
-    expect(doc.servers).toEqual([{ url: "http://pay.example.test/api/v1" }]);
+    expect(doc.servers).toMatchObject([{ url: "http://pay.example.test/api/v1" }]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: "http", scheme: "bearer" });
     expect(doc.security).toEqual([{ apiKey: [] }]);
   });
@@ -125,9 +129,11 @@ describe("GET /api/v1/openapi.json", () => {
 
   it("names the error statuses with the one-field error body, Idempotency-Key on POSTs and Retry-After on 429", () => {
     const finalize = doc.paths["/invoices/{id}/finalize"].post;
-    expect(Object.keys(finalize.responses)).toEqual(["200", "400", "401", "404", "409", "413", "415", "429", "500"]);
+    expect(Object.keys(finalize.responses)).toEqual(["200", "400", "401", "404", "409", "413", "414", "415", "429", "431", "500"]);
     expect(finalize.responses["409"].description).toMatch(/not a draft/);
-    expect(Object.keys(doc.paths["/payments"].get.responses)).toEqual(["200", "400", "401", "429", "500"]);
+    expect(Object.keys(doc.paths["/payments"].get.responses)).toEqual(["200", "400", "401", "414", "429", "431", "500"]);
+    expect(doc.components.responses.Error401.headers["WWW-Authenticate"]).toEqual({ $ref: "#/components/headers/WWW-Authenticate" });
+    expect(doc.components.headers["WWW-Authenticate"]).toMatchObject({ required: true, schema: { const: "Bearer" } });
     expect(doc.components.schemas.Error).toMatchObject({ required: ["error"], additionalProperties: false });
     expect(Object.keys(doc.components.schemas.Error.properties)).toEqual(["error"]);
     expect(doc.components.responses.Error429.headers["Retry-After"]).toBeDefined();
@@ -230,12 +236,22 @@ describe("a walk through the API answers as documented", () => {
     expect((await call("DELETE", `/webhook-endpoints/${id}`, { key: key() })).body).toEqual({ id, object: "webhook_endpoint", deleted: true });
   });
 
-  it("errors: 400, 401, 404, 413, 415 and 429 with the one-field body", async () => {
+  it("errors: 400, 401, 404, 413, 414, 415, 429 and 431 with the one-field body", async () => {
     const bad = await call("POST", "/payments", { key: key(), body: { amount: "1.123456789" } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^amount /);
     expect((await call("GET", "/payments?limit=0", { key: key() })).status).toBe(400);
-    expect((await call("GET", "/payments")).status).toBe(401);
+    for (const authorization of [undefined, "Bearer pk_test_unknown", "Basic dXNlcjpwYXNz"]) {
+      const refused = await call("GET", "/payments", { headers: authorization ? { authorization } : {} });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toBe("Bearer");
+      expect(refused.body).toEqual({ error: "Unauthorized" });
+    }
+    // Past Node's 16 KiB of request line and headers: the parser refuses them before any route.
+    const longLine = await call("GET", `/payments?starting_after=${"p".repeat(20_000)}`, { key: key() });
+    expect([longLine.status, longLine.body, longLine.headers.get("content-type")]).toEqual([414, { error: "Request line too long" }, "application/json"]);
+    const bigHeader = await call("GET", "/payments", { key: key(), headers: { "x-padding": "h".repeat(20_000) } });
+    expect([bigHeader.status, bigHeader.body]).toEqual([431, { error: "Request header fields too large" }]);
     expect((await call("GET", "/invoices/inv_unknown", { key: key() })).status).toBe(404);
     expect((await call("POST", "/customers", { key: key(), rawBody: "{}", headers: { "content-type": "text/plain" } })).status).toBe(415);
     const huge = JSON.stringify({ name: "x".repeat(1024 * 1024) });
@@ -292,8 +308,140 @@ describe("a walk through the API answers as documented", () => {
   });
 });
 
+/** Whether the document's schema of `method path`'s body takes `body`. */
+function documentTakes(method: string, path: string, body: unknown): boolean {
+  return validatorAt(pointer("paths", path, method.toLowerCase(), "requestBody", "content", "application/json", "schema"))(body) as boolean;
+}
+
+describe("the request schemas take what the server takes, and refuse what it refuses", () => {
+  const issuer = "GBBD47IF6LWK7P7MDEVSCWR7DPUWV3NY3DTQEVFL4NAT4AQH3ZLLFLA5";
+  /** `count` distinct assets (XLM, then credit assets of one issuer). */
+  const assets = (count: number) => [{ asset_code: "XLM" }, ...Array.from({ length: count - 1 }, (_, i) => ({ asset_code: `A${i}`, issuer_address: issuer }))];
+
+  // Bodies whose fate the schema alone decides: the taken ones name only XLM, which every
+  // organization has enabled. [body, the field a refusal names, or null when it is taken]
+  const PAYMENTS: [Record<string, unknown>, string | null][] = [
+    [{ amount: "1" }, null],
+    [{ amount: "1", pricing_currency: "USD", pricing_amount: "2" }, null],
+    [{ amount: "1", asset: "XLM", description: "quickstart" }, null],
+    [{ amount: "1", settlement_asset: { asset_code: "XLM" }, allowed_assets: [{ asset_code: "XLM", issuer_address: null }] }, null],
+    [{ amount: "1", expires_in_minutes: 10080, metadata: { a: "b" }, customer_id: null, description: null }, null],
+    [{}, "amount"],
+    [{ description: "no amount" }, "amount"],
+    [{ amount: "1", pricing_currency: "USD" }, "pricing_amount"],
+    [{ pricing_amount: "2" }, "pricing_currency"],
+    [{ amount: "1", asset: "XLM", settlement_asset: { asset_code: "XLM" } }, "asset"],
+    [{ amount: "1", settlement_asset: { asset_code: "USDC" } }, "settlement_asset.issuer_address"],
+    [{ amount: "1", settlement_asset: { asset_code: "XLM", issuer_address: issuer } }, "settlement_asset.issuer_address"],
+    [{ amount: "1", settlement_asset: { asset_code: "USDC", issuer_address: "G123" } }, "settlement_asset.issuer_address"],
+    [{ amount: "1", allowed_assets: [] }, "allowed_assets"],
+    [{ amount: "1", allowed_assets: assets(21) }, "allowed_assets"],
+    [{ amount: "1", allowed_assets: [{ asset_code: "XLM" }, { asset_code: "XLM" }] }, "allowed_assets"],
+    [{ amount: "1", description: "d".repeat(501) }, "description"],
+    [{ amount: "1", customer_id: "c".repeat(65) }, "customer_id"],
+    [{ amount: `${"0".repeat(32)}1` }, "amount"],
+    [{ amount: "1", pricing_currency: "usd", pricing_amount: "2" }, "pricing_currency"],
+    [{ amount: "1", expires_in_minutes: 4 }, "expires_in_minutes"],
+    [{ amount: "1", expires_in_minutes: 60.5 }, "expires_in_minutes"],
+    [{ amount: "1", metadata: { ["k".repeat(41)]: "v" } }, "metadata"],
+    [{ amount: "1", surprise: true }, "surprise"],
+  ];
+  const INVOICES: [Record<string, unknown>, string | null][] = [
+    [{ amount: "10" }, null],
+    [{ items: [{ description: "A", quantity: "2", unit_amount: "5" }] }, null],
+    [{ amount: "10", items: [{ description: "A", quantity: "2", unit_amount: "5" }], due_in_days: 365 }, null],
+    [{}, "amount"],
+    [{ description: "no amount, no items" }, "amount"],
+    [{ amount: "10", due_in_days: 0 }, "due_in_days"],
+    [{ items: [] }, "items"],
+    [{ items: [{ description: "A", quantity: "1234567890", unit_amount: "5" }] }, "items[0].quantity"],
+    [{ amount: "10", customer_id: "c".repeat(65) }, "customer_id"],
+  ];
+
+  for (const [path, table] of [["/payments", PAYMENTS], ["/invoices", INVOICES]] as const) {
+    it(`POST ${path}: ${table.length} bodies, the document and the server agree on each`, async () => {
+      const disagreements: string[] = [];
+      for (const [body, refusedField] of table) {
+        const answer = await call("POST", path, { key: merchant.sandboxKey, body });
+        const taken = answer.status === 201;
+        if (documentTakes("POST", path, body) !== taken) disagreements.push(`${JSON.stringify(body).slice(0, 80)}: document ${!taken}, server ${answer.status} ${answer.raw}`);
+        expect(taken, `${JSON.stringify(body).slice(0, 80)}: ${answer.raw}`).toBe(refusedField === null);
+        if (refusedField !== null) expect(answer.body.error.startsWith(`${refusedField} `), answer.body.error).toBe(true);
+      }
+      expect(disagreements).toEqual([]);
+    });
+  }
+
+  it("declares the defaults the server applies", async () => {
+    const bodyOf = (path: string) => doc.paths[path].post.requestBody.content["application/json"].schema;
+    expect(bodyOf("/payments").properties.expires_in_minutes.default).toBe(60);
+    expect(bodyOf("/checkout-sessions").properties.expires_in_minutes.default).toBe(60);
+    expect(bodyOf("/invoices").properties.due_in_days.default).toBe(30);
+    const payment = await call("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "1" } });
+    expect(Date.parse(payment.body.expires_at) - Date.parse(payment.body.created_at)).toBe(60 * 60_000);
+    const invoice = await call("POST", "/invoices", { key: merchant.sandboxKey, body: { amount: "1" } });
+    expect(Date.parse(invoice.body.due_at) - Date.parse(invoice.body.created_at)).toBe(30 * 24 * 60 * 60_000);
+  });
+});
+
+describe("the webhooks section describes what the service sends", () => {
+  // An app of its own: the walk's app gives up on a delivery after 300 ms, which a loaded machine
+  // can take, and a delivery given up would be retried only a minute later.
+  let hooks: TestApp;
+  beforeAll(async () => {
+    hooks = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: "true" } });
+  });
+  afterAll(() => hooks.close());
+
+  it("every event kind has a webhook whose body and headers match real deliveries", async () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_KINDS].sort());
+    const { sandboxKey: key } = await hooks.createMerchant();
+    const callHooks = async (method: string, path: string, options: ApiOptions = {}) => {
+      const answer = await hooks.api(method, path, options);
+      expectDocumented(method, path, answer);
+      return answer;
+    };
+    const endpoint = await callHooks("POST", "/webhook-endpoints", { key, body: { url: `${receiver.url}/every-event`, enabled_events: ["*"] } });
+    // Moves that emit all but payment.failed (a transaction refused by the ledger) and refunds (test/refunds*).
+    const paid = await callHooks("POST", "/payments", { key, body: { amount: "2" } });
+    await callHooks("POST", `/payments/${paid.body.id}/complete`, { key });
+    const session = await callHooks("POST", "/checkout-sessions", { key, body: { amount: "3" } });
+    await callHooks("POST", `/payments/${session.body.payment_intent_id}/complete`, { key });
+    const invoiceBody = { items: [{ description: "Hours", quantity: "2", unit_amount: "5" }] };
+    const toPay = await callHooks("POST", "/invoices", { key, body: invoiceBody });
+    const finalized = await callHooks("POST", `/invoices/${toPay.body.id}/finalize`, { key });
+    const invoicePayment = (await callHooks("GET", `/checkout-sessions/${finalized.body.invoice.checkout_session_id}`, { key })).body.payment_intent_id;
+    await callHooks("POST", `/payments/${invoicePayment}/complete`, { key });
+    const toVoid = await callHooks("POST", "/invoices", { key, body: invoiceBody });
+    await callHooks("POST", `/invoices/${toVoid.body.id}/finalize`, { key });
+    await callHooks("POST", `/invoices/${toVoid.body.id}/void`, { key });
+    await callHooks("POST", `/webhook-endpoints/${endpoint.body.id}/test`, { key });
+    for (let cycle = await hooks.app.webhooks.runOnce(); cycle.fannedOut + cycle.sent > 0; cycle = await hooks.app.webhooks.runOnce());
+
+    const deliveries = receiver.at("/every-event");
+    const kinds = new Set<string>();
+    for (const delivery of deliveries) {
+      const body = JSON.parse(delivery.rawBody);
+      kinds.add(body.event);
+      const operation = doc.webhooks[body.event].post;
+      const validate = validatorAt(pointer("webhooks", body.event, "post", "requestBody", "content", "application/json", "schema"));
+      expect(validate(body), `${body.event}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      for (const parameter of operation.parameters) {
+        const header = parameter.$ref ? doc.components.parameters[String(parameter.$ref).replace("#/components/parameters/", "")] : parameter;
+        const value = delivery.headers[header.name.toLowerCase()];
+        expect(value, `${body.event}: header ${header.name}`).toBeDefined();
+        const at = parameter.$ref ? pointer("components", "parameters", header.name, "schema") : null;
+        const valid = at ? validatorAt(at)(value) : value === header.schema.const;
+        expect(valid, `${body.event}: header ${header.name} = ${value}`).toBe(true);
+      }
+    }
+    expect([...kinds].sort()).toEqual(EVENT_KINDS.filter((kind) => kind !== "payment.failed" && !kind.startsWith("refund.")).sort());
+  });
+});
+
 describe("a client generated from the document", () => {
-  it("type-checks with openapi-typescript's types and creates and reads a payment through openapi-fetch", async () => {
+  // Type-checking takes seconds alone, and several times that beside other test files.
+  it("type-checks with openapi-typescript's types and creates and reads a payment through openapi-fetch", { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "openapi-client-"));
     try {
       // api.ts, not api.d.ts: the generated types are checked too (skipLibCheck only skips the libraries').
@@ -302,7 +450,7 @@ describe("a client generated from the document", () => {
       writeFileSync(
         join(dir, "client.ts"),
         `import type createClient from "openapi-fetch";
-import type { components, paths } from "./api";
+import type { components, paths, webhooks } from "./api";
 
 export async function createAndReadPayment(create: typeof createClient, baseUrl: string, key: string) {
   const client = create<paths>({ baseUrl, headers: { authorization: \`Bearer \${key}\` } });
@@ -317,11 +465,30 @@ export async function createAndReadPayment(create: typeof createClient, baseUrl:
   const notFound: string | undefined = missing.error?.error;
   // @ts-expect-error amounts are strings, never numbers
   await client.POST("/payments", { body: { amount: 4.2 } });
+  // @ts-expect-error amount, or the pricing pair, is required
+  await client.POST("/payments", { body: { description: "no amount" } });
+  // @ts-expect-error the pricing pair goes together
+  await client.POST("/payments", { body: { amount: "1", pricing_currency: "USD" } });
+  await client.POST("/payments", { body: { pricing_currency: "USD", pricing_amount: "10" } });
+  // @ts-expect-error asset (the quickstart form) or settlement_asset, not both
+  await client.POST("/payments", { body: { amount: "1", asset: "XLM", settlement_asset: { asset_code: "XLM" } } });
+  // @ts-expect-error a credit asset names its issuer
+  await client.POST("/payments", { body: { amount: "1", allowed_assets: [{ asset_code: "USDC" }] } });
+  // @ts-expect-error an invoice has an amount or items
+  await client.POST("/invoices", { body: { description: "nothing to pay" } });
+  await client.POST("/invoices", { body: { items: [{ description: "Hours", quantity: "2", unit_amount: "5" }] } });
   return { created: created.response.status, payment: read.data, notFound };
+}
+
+/** A merchant's webhook handler, typed by the document's webhooks. */
+export function onEvent(body: components["schemas"]["PaymentCompletedEvent"] | components["schemas"]["InvoicePaidEvent"]): string {
+  if (body.event === "payment.completed") return body.data.tx_hash ?? body.data.status;
+  const invoice: webhooks["invoice.paid"]["post"]["requestBody"]["content"]["application/json"]["data"] = body.data;
+  return invoice.invoice_number;
 }
 `,
       );
-      const program = ts.createProgram([join(dir, "client.ts")], {
+      const compilerOptions: ts.CompilerOptions = {
         strict: true,
         noEmit: true,
         skipLibCheck: true,
@@ -332,9 +499,24 @@ export async function createAndReadPayment(create: typeof createClient, baseUrl:
         types: [],
         // The temporary directory has no node_modules: openapi-fetch's types come from the project's.
         paths: { "openapi-fetch": [join(process.cwd(), "node_modules/openapi-fetch/dist/index.d.mts")] },
-      });
-      const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-      expect(diagnostics).toEqual([]);
+      };
+      // The same call without the directive: the compiler must refuse it, naming the missing field.
+      writeFileSync(
+        join(dir, "missing-amount.ts"),
+        `import type createClient from "openapi-fetch";
+import type { paths } from "./api";
+
+export const createWithoutAmount = (client: ReturnType<typeof createClient<paths>>) => client.POST("/payments", { body: { description: "no amount" } });
+`,
+      );
+      // One program for both files: type-checking is most of this test's time.
+      const program = ts.createProgram([join(dir, "client.ts"), join(dir, "missing-amount.ts")], compilerOptions);
+      const diagnostics = ts.getPreEmitDiagnostics(program);
+      const refused = diagnostics.filter((d) => d.file?.fileName === join(dir, "missing-amount.ts"));
+      expect(refused).toHaveLength(1);
+      // TypeScript names the body's type, a union of the forms: the first one requires amount.
+      expect(ts.flattenDiagnosticMessageText(refused[0]!.messageText, "\n")).toMatch(/^Type '\{ description: string; \}' is not assignable to type '\(\{ amount: string;/);
+      expect(diagnostics.filter((d) => !refused.includes(d)).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
 
       const { createAndReadPayment } = await import(join(dir, "client.ts"));
       const result = await createAndReadPayment(createClient, `${t.url}/api/v1`, merchant.sandboxKey);

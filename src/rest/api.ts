@@ -89,7 +89,9 @@ export function createRestApi(deps: Deps & { logger: Logger }, routes: Route[], 
       // The stored JSON text is sent as it is, so a replay is the same bytes as the original.
       return { ...response, headers: { ...rateHeaders, ...(replayed && { "Idempotent-Replayed": "true" }) }, route };
     } catch (error) {
-      return { ...errorResponse(error, deps.logger, rateHeaders, request.requestId), route };
+      // A 401 names the scheme the API takes (RFC 9110), as the document says.
+      const headers = error instanceof DomainError && error.code === "UNAUTHENTICATED" ? { ...rateHeaders, "www-authenticate": "Bearer" } : rateHeaders;
+      return { ...errorResponse(error, deps.logger, headers, request.requestId), route };
     }
   };
 }

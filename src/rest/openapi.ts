@@ -4,12 +4,15 @@
 import { z } from "zod";
 import {
   type ZodOpenApiOperationObject,
+  type ZodOpenApiPathItemObject,
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
   type ZodOpenApiResponsesObject,
   createDocument,
 } from "zod-openapi";
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../modules/idempotency/idempotency.service.ts";
+import { MAX_ID_LENGTH } from "../shared/validation.ts";
+import { EVENT_BODIES, deliveryHeadersSchema } from "../webhooks/event-bodies.ts";
 import type { ErrorStatus, Route } from "./router.ts";
 
 /** The 400 of the routes that create something to be paid (decisions.md). */
@@ -46,23 +49,37 @@ const idempotencyKeyHeader = z
 
 const json = (schema: z.ZodType) => ({ "application/json": { schema } });
 
-type ErrorCode = ErrorStatus | 500;
+const wwwAuthenticateHeader = z.literal("Bearer").meta({ description: "the scheme the API takes (RFC 6750)", header: { id: "WWW-Authenticate" } });
+
+/** Statuses the HTTP server answers before any route runs (its request line or headers are too long). */
+type ServerErrorStatus = 414 | 431;
+type ErrorCode = ErrorStatus | ServerErrorStatus | 500;
 
 /** What each error status means wherever it is answered; a route may add its own reasons. */
 const ERROR_MEANINGS: Record<ErrorCode, string> = {
   400: "The request is not valid (the message names the field) or breaks a business rule",
-  401: 'The API key is missing or not valid: {"error": "Unauthorized"}',
+  401: 'The API key is missing or not valid: {"error": "Unauthorized"}, with WWW-Authenticate: Bearer',
   404: 'No such object for this key\'s organization and environment: {"error": "Not found"}',
   409: "The Idempotency-Key was used with a different request, or its first request is still running",
   413: "The body is larger than 1 MiB",
+  414: "The request line (method, path and query) is longer than the server reads (about 16 KiB with the headers)",
   415: "The body is not sent with Content-Type: application/json",
   429: 'Over the rate limit: {"error": "Too many requests"}; Retry-After says when to try again',
+  431: "The headers are larger than the server reads (about 16 KiB with the request line)",
   500: 'An unexpected error: {"error": "Internal server error"}, nothing internal shown',
 };
 
+/** The headers an error status comes with: the rate budget's, and its own. */
+function errorHeadersOf(status: ErrorCode) {
+  if (status === 429) return { ...rateLimitHeaders, "Retry-After": retryAfterHeader };
+  if (status === 401) return { ...rateLimitHeaders, "WWW-Authenticate": wwwAuthenticateHeader };
+  // Answered by the HTTP server itself, before the rate limiter has seen the request.
+  if (status === 414 || status === 431) return {};
+  return rateLimitHeaders;
+}
+
 function errorResponse(status: ErrorCode, description: string): ZodOpenApiResponseObject {
-  const headers = status === 429 ? { ...rateLimitHeaders, "Retry-After": retryAfterHeader } : rateLimitHeaders;
-  return { description, headers: z.object(headers), content: json(errorJsonSchema) };
+  return { description, headers: z.object(errorHeadersOf(status)), content: json(errorJsonSchema) };
 }
 
 /** Each status's answer as a component ("Error429"): operations refer to it unless they add a reason. */
@@ -75,7 +92,7 @@ function commonErrorsOf(route: Route): ErrorCode[] {
   const codes: ErrorCode[] = [400, 401];
   if (route.path.includes(":")) codes.push(404);
   if (route.method === "POST") codes.push(409, 413, 415);
-  codes.push(429, 500);
+  codes.push(414, 429, 431, 500);
   return codes;
 }
 
@@ -106,7 +123,8 @@ const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 const tagOf = (path: string) => path.split("/")[1]!;
 
 function operationOf(route: Route): ZodOpenApiOperationObject {
-  const pathParams = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => [name!, z.string().meta({ description: "the object's id" })]);
+  // An id longer than any the service makes names no object: 404, as an unknown one.
+  const pathParams = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => [name!, z.string().max(MAX_ID_LENGTH).meta({ description: "the object's id" })]);
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -129,10 +147,59 @@ const documentOperation: ZodOpenApiOperationObject = {
   security: [],
   responses: {
     200: { description: "OK", headers: z.object(rateLimitHeaders), content: json(z.looseObject({ openapi: z.string() })) },
+    414: sharedErrorResponses[414],
     429: sharedErrorResponses[429],
+    431: sharedErrorResponses[431],
     500: sharedErrorResponses[500],
   },
 };
+
+/** What each tag's operations are about. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  payments: "Payment intents: what a payer pays, on the hosted checkout or straight on the ledger",
+  customers: "Payer profiles, linked to payments, sessions and invoices",
+  "checkout-sessions": "Hosted checkouts, each for one payment, with redirects after it",
+  "payment-links": "Reusable links: each visit opens a new checkout session",
+  invoices: "Invoices: drafts, finalized into a checkout, paid or voided",
+  "webhook-endpoints": "Where events are sent, and their signing secrets",
+  "webhook-deliveries": "The delivery log of events to endpoints, and retries",
+  refunds: "Money sent back to a payer, from the merchant's own wallet",
+  openapi: "This document",
+  webhooks: "The events the service POSTs to subscribed endpoints, signed with the endpoint's secret (Service-Signature)",
+};
+
+const WEBHOOK_RESPONSES: ZodOpenApiResponsesObject = {
+  "2XX": { description: "Accepted. Any other status, a redirect, or no answer within 10 seconds is a failure: retried after 1 min, 5 min, 30 min, 2 h and 24 h" },
+};
+
+/**
+ * One webhook per event kind: the POST the service sends to a subscribed endpoint. Its body is a
+ * component named after the kind, referred to by name: the service writes these bodies, so they are
+ * rendered as outputs, like the answers that show the same objects (as a request body, zod-openapi
+ * would render Payment, Invoice... a second time, as inputs, and rename the answers' to PaymentOutput).
+ */
+const webhooks = Object.fromEntries(
+  EVENT_BODIES.map(({ kind, name }): [string, ZodOpenApiPathItemObject] => [
+    kind,
+    {
+      post: {
+        operationId: `${kind.replace(/\.(\w)/g, (_, letter: string) => letter.toUpperCase())}Webhook`,
+        summary: `The ${kind} event`,
+        tags: ["webhooks"],
+        security: [],
+        requestParams: { header: deliveryHeadersSchema(kind) },
+        requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } },
+        responses: WEBHOOK_RESPONSES,
+      },
+    },
+  ]),
+);
+
+/**
+ * Response components that only carry the event bodies (as outputs, see webhooks) into the
+ * document's schemas; they are taken out once the document is made.
+ */
+const eventBodyCarriers = Object.fromEntries(EVENT_BODIES.map(({ name, body }) => [name, { description: name, content: json(body) }]));
 
 /** The OpenAPI 3.1 document of `routes`, served from `${publicUrl}/api/v1`. */
 export function openApiDocument(routes: Route[], publicUrl: string) {
@@ -141,7 +208,7 @@ export function openApiDocument(routes: Route[], publicUrl: string) {
     const path = openApiPath(route.path);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(route) };
   }
-  return createDocument({
+  const document = createDocument({
     openapi: "3.1.0",
     info: {
       title: "Stellar Pay API",
@@ -150,11 +217,17 @@ export function openApiDocument(routes: Route[], publicUrl: string) {
         "Collect payments on the Stellar network: payments, customers, checkout sessions, payment links, invoices and webhooks. " +
         "Amounts are strings with up to 7 decimals, never numbers. Lists are newest first, paged with limit, starting_after and ending_before.",
     },
-    servers: [{ url: `${publicUrl}/api/v1` }],
+    // PUBLIC_URL: where this installation is reached. Public: anyone with a key may call it.
+    servers: [{ url: `${publicUrl}/api/v1`, description: "this installation (PUBLIC_URL); sandbox or production is chosen by the API key", "x-internal": false }],
     security: [{ apiKey: [] }],
-    tags: [...new Set([...routes.map((route) => tagOf(route.path)), "openapi"])].map((name) => ({ name })),
+    tags: [...new Set([...routes.map((route) => tagOf(route.path)), "openapi", "webhooks"])].map((name) => ({
+      name,
+      ...(TAG_DESCRIPTIONS[name] && { description: TAG_DESCRIPTIONS[name] }),
+    })),
     paths,
+    webhooks,
     components: {
+      responses: eventBodyCarriers,
       securitySchemes: {
         apiKey: {
           type: "http",
@@ -165,4 +238,6 @@ export function openApiDocument(routes: Route[], publicUrl: string) {
       },
     },
   });
+  for (const name of Object.keys(eventBodyCarriers)) delete document.components!.responses![name];
+  return document;
 }

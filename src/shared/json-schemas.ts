@@ -3,6 +3,9 @@
 // (src/rest/openapi.ts) and the JSON the code builds cannot disagree.
 import { z } from "zod";
 
+/** A JSON Schema as zod writes it, for the overrides that add what zod cannot say (rules between fields). */
+export type JsonSchema = z.core.JSONSchema.BaseSchema | boolean;
+
 /** An amount as the API answers it: formatStroops(), always 7 decimal places. */
 export const amountJsonSchema = z
   .string()

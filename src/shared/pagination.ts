@@ -3,11 +3,12 @@
 // read by src/db/list-page.ts, as GraphQL's connections are.
 import { z } from "zod";
 import type { PageRequest } from "../db/list-page.ts";
+import { idInputSchema } from "./validation.ts";
 
 const baseListShape = {
-  limit: z.coerce.number().int().min(1).max(100).default(10),
-  starting_after: z.string().min(1).optional(),
-  ending_before: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(10).meta({ format: "int32" }),
+  starting_after: idInputSchema.min(1).optional().meta({ description: "the id of an object of this list: the page starts after it (not with ending_before)" }),
+  ending_before: idInputSchema.min(1).optional().meta({ description: "the id of an object of this list: the page ends before it (not with starting_after)" }),
 };
 
 /** A list's query parameters: the shared ones plus the resource's own filters. Unknown ones are ignored. */

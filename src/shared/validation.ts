@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { badRequest, type DomainError } from "../errors.ts";
 import { AMOUNT_PATTERN, AMOUNT_PATTERN_TEXT, MAX_AMOUNT, MAX_STROOPS, toStroops } from "./money.ts";
-import { type Asset, isStellarAddress } from "./assets.ts";
+import { type Asset, assetKey, isStellarAddress } from "./assets.ts";
 
 /** A name taken from the input is cut short: an error message never echoes a large input. */
 const MAX_ECHOED_NAME = 40;
@@ -94,25 +94,63 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown, root?
   return result.data;
 }
 
+/**
+ * The longest amount text taken: the largest amount is 20 characters; leading zeros may pad it. A
+ * bound every string input has (it is declared in the OpenAPI document too), checked after the
+ * pattern and the maximum so that their messages stay first.
+ */
+export const MAX_AMOUNT_TEXT_LENGTH = 32;
+
 /** StellarAmount: a string of digits with at most 7 decimals, above zero, at most 2^63-1 stroops. */
 export const amountSchema = z
   .string()
-  .regex(AMOUNT_PATTERN, { error: `must match ${AMOUNT_PATTERN_TEXT}` })
+  .regex(AMOUNT_PATTERN, { error: `must match ${AMOUNT_PATTERN_TEXT}`, abort: true })
+  .refine((value) => toStroops(value) <= MAX_STROOPS, { error: `must be at most ${MAX_AMOUNT}`, abort: true })
+  .max(MAX_AMOUNT_TEXT_LENGTH)
   .transform((value, ctx) => {
     const stroops = toStroops(value);
     if (stroops === 0n) ctx.addIssue({ code: "custom", message: "must be greater than 0" });
-    if (stroops > MAX_STROOPS) ctx.addIssue({ code: "custom", message: `must be at most ${MAX_AMOUNT}` });
     return stroops;
   });
 
 export const assetCodeSchema = z
   .string()
-  .regex(/^[A-Za-z0-9]{1,12}$/, { error: "must be 1 to 12 alphanumeric characters" });
+  .regex(/^[A-Za-z0-9]{1,12}$/, { error: "must be 1 to 12 alphanumeric characters" })
+  .max(12);
+
+/** The shape of a Stellar public key, as the document shows it; the server checks its checksum too (isStellarAddress). */
+export const STELLAR_ADDRESS_JSON_SCHEMA = { pattern: "^G[A-Z2-7]{55}$", maxLength: 56 } as const;
+
+/** The longest id taken as input (customer_id, starting_after...): ids are a prefix and 24 characters. */
+export const MAX_ID_LENGTH = 64;
+/** An object's id given in a body or a query (its object is looked up after). */
+export const idInputSchema = z.string().max(MAX_ID_LENGTH);
 
 export const assetRefSchema = z
   .strictObject({
     asset_code: assetCodeSchema,
-    issuer_address: z.string().nullable().optional(),
+    // Checked by the transform below, whose messages depend on asset_code; the document shows its shape.
+    issuer_address: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ override: { ...STELLAR_ADDRESS_JSON_SCHEMA } }),
+  })
+  // The rule between the two fields, for validators and generated clients alike: XLM has no issuer,
+  // any other code names one.
+  .meta({
+    id: "AssetRefInput",
+    description: "An asset: XLM (issuer_address null or left out), or a credit asset's code and its issuer's public key",
+    override: ({ jsonSchema }) => {
+      const properties = jsonSchema.properties!;
+      jsonSchema.oneOf = [
+        { properties: { asset_code: { const: "XLM" }, issuer_address: { type: "null" } } },
+        {
+          properties: { asset_code: { ...(properties.asset_code as object), not: { const: "XLM" } }, issuer_address: { type: "string", ...STELLAR_ADDRESS_JSON_SCHEMA } },
+          required: ["asset_code", "issuer_address"],
+        },
+      ];
+    },
   })
   .transform((ref, ctx): Asset => {
     const issuer = ref.issuer_address ?? null;
@@ -166,6 +204,20 @@ export const metadataSchema = z
   .nullable();
 
 export const descriptionSchema = z.string().max(500).nullable();
+
+/** At most this many assets in a payment's (link's, session's) allowed_assets. */
+export const MAX_ALLOWED_ASSETS = 20;
+
+/** allowed_assets: 1 to 20 assets, each once (an XLM given with a null issuer or without one is the same asset). */
+export const allowedAssetsSchema = z
+  .array(assetRefSchema)
+  .min(1)
+  .max(MAX_ALLOWED_ASSETS)
+  .superRefine((assets, ctx) => {
+    const seen = new Set(assets.map(assetKey));
+    if (seen.size < assets.length) ctx.addIssue({ code: "custom", message: "must not name the same asset twice" });
+  })
+  .meta({ override: { uniqueItems: true } });
 
 export const serializeMetadata = (metadata: Record<string, string> | null | undefined) =>
   metadata == null ? null : JSON.stringify(metadata);

@@ -8,13 +8,11 @@ import { directSql } from "../../db/client.ts";
 import type { Statement } from "../../db/direct-sql.ts";
 import { notFound } from "../../errors.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
-import type { SourceType } from "../payments/payments.inputs.ts";
+import { DEFAULT_EXPIRY_MINUTES, type SourceType } from "../payments/payments.inputs.ts";
 import { type PaymentDraft, newPaymentWrites, preparePayment, retryOnMemoCollision } from "../payments/payments.service.ts";
 import type { CheckoutSessionStatus, CreateCheckoutSessionInput } from "./checkout-sessions.inputs.ts";
 import type { CheckoutSessionWithPayment } from "./checkout-sessions.view.ts";
 import { findCheckoutSessionWithPayment, insertCheckoutSessionStatement } from "./checkout-sessions.store.ts";
-
-const DEFAULT_EXPIRY_MINUTES = 60;
 
 export interface SessionOptions {
   sourceType: Extract<SourceType, "checkout_session" | "payment_link" | "invoice">;

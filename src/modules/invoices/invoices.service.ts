@@ -17,7 +17,7 @@ import { isAwaitingPayment } from "../payments/payment-states.ts";
 import { preparePayment, requireCustomer, retryOnMemoCollision } from "../payments/payments.service.ts";
 import { newCheckoutSessionWrites } from "../checkout-sessions/checkout-sessions.service.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
-import type { CreateInvoiceInput, InvoiceStatus } from "./invoices.inputs.ts";
+import { type CreateInvoiceInput, DEFAULT_DUE_IN_DAYS, type InvoiceStatus } from "./invoices.inputs.ts";
 import { type InvoiceWithDetails, invoiceJson } from "./invoices.view.ts";
 import {
   finalizeInvoiceStatement,
@@ -29,7 +29,6 @@ import {
   voidInvoiceIn,
 } from "./invoices.store.ts";
 
-const DEFAULT_DUE_IN_DAYS = 30;
 const DAY_MS = 24 * 60 * 60_000;
 
 const formatInvoiceNumber = (sequence: number) => `INV-${String(sequence).padStart(6, "0")}`;

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { listQuerySchema } from "../../shared/pagination.ts";
-import { amountSchema, assetRefSchema, descriptionSchema, metadataSchema } from "../../shared/validation.ts";
+import { allowedAssetsSchema, amountSchema, assetRefSchema, descriptionSchema, metadataSchema } from "../../shared/validation.ts";
 
 export const createPaymentLinkSchema = z.strictObject({
   amount: amountSchema,
   settlement_asset: assetRefSchema.optional(),
-  allowed_assets: z.array(assetRefSchema).min(1).optional(),
+  allowed_assets: allowedAssetsSchema.optional(),
   description: descriptionSchema.optional(),
   metadata: metadataSchema.optional(),
 });

@@ -14,11 +14,9 @@ import { type EnvironmentSettingsView, loadSettings } from "../organizations/org
 import { eventRow, recordEvent } from "../events/events.service.ts";
 import { insertEventStatement } from "../events/events.store.ts";
 import { findCustomerInScope } from "../customers/customers.service.ts";
-import type { CreatePaymentInput, PaymentStatus, SourceType } from "./payments.inputs.ts";
+import { type CreatePaymentInput, DEFAULT_EXPIRY_MINUTES, type PaymentStatus, type SourceType } from "./payments.inputs.ts";
 import { insertPaymentStatement, paymentById, paymentTotals } from "./payments.store.ts";
 import { type PaymentEventType, paymentEvent } from "./payments.view.ts";
-
-const DEFAULT_EXPIRY_MINUTES = 60;
 
 /** Everything a payment row needs, checked against the organization's settings; nothing written yet. */
 export interface PaymentDraft {

@@ -6,12 +6,14 @@ import { descriptionSchema } from "../../shared/validation.ts";
 const urlSchema = z
   .string()
   .max(2048)
-  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), { error: "must be an http or https URL" });
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), { error: "must be an http or https URL" })
+  .meta({ override: { format: "uri", pattern: "^https?://" } });
 
-/** A list of event kinds, or ["*"] for all of them. */
+/** A list of event kinds, or ["*"] for all of them (a kind given twice counts once). */
 const enabledEventsSchema = z
   .array(z.enum([...EVENT_KINDS, "*"]))
   .min(1)
+  .max(EVENT_KINDS.length)
   .refine((kinds) => !kinds.includes("*") || kinds.length === 1, { error: 'must be ["*"] or a list of event kinds' })
   .transform((kinds) => [...new Set(kinds)]);
 
