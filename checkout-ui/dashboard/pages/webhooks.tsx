@@ -134,7 +134,8 @@ const ENDPOINT = graphql(`
     }
   }
 `);
-const ROTATE = graphql(`mutation RotateSecret($id: ID!) { rotateWebhookEndpointSecret(id: $id) { secret } }`);
+// The endpoint comes back with the secret: its masked preview on the screen turns to the new one at once.
+const ROTATE = graphql(`mutation RotateSecret($id: ID!) { rotateWebhookEndpointSecret(id: $id) { secret webhookEndpoint { id secret previousSecretExpiresAt } } }`);
 const SEND_TEST = graphql(`mutation SendTestEvent($id: ID!) { sendTestWebhook(endpointId: $id) { id status } }`);
 const UPDATE = graphql(`
   mutation UpdateWebhookEndpoint($id: ID!, $input: UpdateWebhookEndpointInput!) {
