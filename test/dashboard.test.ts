@@ -221,7 +221,8 @@ describe("dashboard", () => {
     expect(await page.getByRole("button", { name: /made by removed users/ }).count()).toBe(0);
     for (const key of leftKeys) expect((await t.api("GET", "/payments?limit=1", { key })).status).toBe(401);
     await page.close();
-  });
+    // Four sign-ins and two screens checked by axe-core: longer than one action takes, on a loaded machine too.
+  }, 120_000);
 
   it("asks for the password again to change the settlement wallet, and lists the change on Activity", async () => {
     const page = await signIn();
