@@ -413,8 +413,9 @@ describe("scope, lists and idempotency", () => {
 });
 
 describe("the desk for unmatched ledger payments", () => {
-  /** Money to the settlement wallet with a memo no payment has. */
+  /** Money to the settlement wallet with a memo no payment has (while a payment is open, so the wallet is watched). */
   async function unmatched(amount: string) {
+    await api("POST", "/payments", { amount: "1" });
     const payer = await fundedPayer(wallet);
     const sent = await submit(wallet, await signedTransaction(wallet, payer, [payOp(merchant.wallet.publicKey(), amount)], { memo: Memo.text("my order") }));
     const row = await waitFor(() => t.database.db.ledgerPayment.findFirst({ where: { txHash: sent.hash! } }), (r) => r !== null);
@@ -445,6 +446,8 @@ describe("the desk for unmatched ledger payments", () => {
     expect(refund).toMatchObject({ status: "requires_signature", amount: "5.0000000", ledgerOperationId: operationId, destinationAddress: payer.publicKey() });
     const again = await t.graphql(refundIt, { input: { operationId } }, merchant.sandboxKey);
     expect(again.body.errors[0].message).toBe(`operation_id is being sent back already (${refund.id})`);
+    const listed = await t.graphql(`{ unmatchedLedgerPayments(first: 50) { edges { node { operationId refundId } } } }`, {}, merchant.sandboxKey);
+    expect(listed.body.data.unmatchedLedgerPayments.edges.map((e: any) => e.node)).toContainEqual({ operationId, refundId: refund.id });
     const payment = (await api("POST", "/payments", { amount: "5" })).body;
     expect((await t.graphql(apply, { op: operationId, pay: payment.id, reason: "x" }, merchant.sandboxKey)).body.errors[0].message).toMatch(/^operation_id is being sent back already/);
     const submitted = await t.graphql(

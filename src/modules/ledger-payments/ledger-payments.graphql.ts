@@ -27,6 +27,7 @@ const LedgerPaymentType = builder.prismaObject("LedgerPayment", {
     memo: t.exposeString("memo", { nullable: true }),
     muxedId: t.exposeString("muxedId", { nullable: true }),
     paymentId: t.exposeString("paymentId", { nullable: true }),
+    refundId: t.exposeString("refundId", { nullable: true, description: "the refund sending it back (refundUnmatchedLedgerPayment), while in flight or once sent" }),
     ledgerCreatedAt: t.expose("ledgerCreatedAt", { type: "DateTime" }),
   }),
 });
