@@ -1,4 +1,4 @@
-// Builds checkout-ui (the checkout and the dashboard) into checkout-ui/dist. With --if-stale it does nothing when the build is newer
+// Builds checkout-ui (the checkout, the refund claim page and the dashboard) into checkout-ui/dist. With --if-stale it does nothing when the build is newer
 // than every source of the page (npm start, the browser tests), so an edited page is never served
 // from an old build. Builds go to a temporary folder first and are renamed into place, so concurrent
 // builders (two test projects) never serve a half-written dist.
@@ -13,7 +13,7 @@ const dist = `${root}dist`;
 function newestSource(): number {
   // The one module outside checkout-ui that a page bundles (the dashboard's webhook event kinds).
   const sources = ["index.html", "vite.config.ts", "../src/modules/events/event-kinds.ts"];
-  for (const dir of ["src", "components", "dashboard"]) sources.push(...readdirSync(`${root}${dir}`, { recursive: true, encoding: "utf8" }).map((f) => `${dir}/${f}`));
+  for (const dir of ["src", "components", "claim", "dashboard"]) sources.push(...readdirSync(`${root}${dir}`, { recursive: true, encoding: "utf8" }).map((f) => `${dir}/${f}`));
   return Math.max(...sources.map((file) => statSync(`${root}${file}`).mtimeMs));
 }
 

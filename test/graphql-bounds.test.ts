@@ -2,6 +2,7 @@
 // body limit, reservations and stream cap (finding 6), cursors, introspection, suggestions and CORS
 // (finding 7). Each refusal is checked to happen before execution: a refused mutation creates nothing.
 // Issue 30: one stream policy for every door (subscriptions only at /graphql/stream, capped there).
+import { CLAIM_OPERATIONS } from "../checkout-ui/claim/api.ts";
 import { CHECKOUT_OPERATIONS } from "../checkout-ui/src/api.ts";
 import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,8 +97,8 @@ describe("finding 1: aliases and cost", () => {
 });
 
 describe("finding 1: ordinary work still answers", () => {
-  // The checkout page's operations, as the page sends them.
-  const CHECKOUT_PAGE = Object.values(CHECKOUT_OPERATIONS);
+  // The public pages' operations (the checkout and the refund claim page), as the pages send them.
+  const CHECKOUT_PAGE = [...Object.values(CHECKOUT_OPERATIONS), ...Object.values(CLAIM_OPERATIONS)];
   const PAYMENT_FIELDS = `id amount status description metadata checkoutUrl sourceType customerId payerAddress txHash confirmedAt
     expiresAt createdAt amountReceived late failureReason pricingCurrency pricingAmount
     settlementAsset { assetCode issuerAddress } allowedAssets { assetCode issuerAddress } paidAsset { assetCode issuerAddress }`;

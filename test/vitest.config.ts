@@ -8,8 +8,9 @@ const root = new URL("..", import.meta.url).pathname;
 const dbTests = { include: ["test/**/*.test.ts"], exclude: ["test/**/*.nodb.test.ts", "**/node_modules/**"] };
 // Files that need an app, and so a database, but test nothing of it: SQLite only. GraphiQL is a page
 // of the installed package in Chromium; the query it runs is an ordinary one (graphql.test.ts).
-// The background statements' plans matter on SQLite, where a slow one stops the process.
-const sqliteOnly = ["test/graphiql.test.ts", "test/background-plans.test.ts"];
+// The background statements' plans matter on SQLite, where a slow one stops the process. The refund
+// screens are pages in Chromium; refunds on both dialects are refunds.test.ts.
+const sqliteOnly = ["test/graphiql.test.ts", "test/background-plans.test.ts", "test/refunds-ui.test.ts"];
 // Several hosts share one database only on PostgreSQL (SQLite serves one host).
 const postgresqlOnly = ["test/instances.test.ts"];
 // Files that get fresh modules of their own (isolate): "keeps serving while Horizon is down" passes

@@ -40,6 +40,23 @@ export function Field(props: { label: string; hint?: string } & JSX.InputHTMLAtt
   );
 }
 
+/** A labelled multi-line input (a transaction envelope, a long note). */
+export function TextArea(props: { label: string; hint?: string } & JSX.TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  const { label, hint, id, ...area } = props;
+  const fieldId = (id as string | undefined) ?? idOf(label);
+  return (
+    <div class="field">
+      <label for={fieldId}>{label}</label>
+      <textarea id={fieldId} rows={4} {...area} aria-describedby={hint ? `${fieldId}-hint` : undefined} />
+      {hint && (
+        <p class="hint" id={`${fieldId}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function Select(props: { label: string; value: string; options: [string, string][]; onChange: (value: string) => void; disabled?: boolean }) {
   const id = idOf(props.label);
   return (
@@ -79,6 +96,10 @@ const STATUS_WORDS: Record<string, string> = {
   succeeded: "Succeeded",
   active: "Active",
   inactive: "Inactive",
+  pending_claim: "Waiting for the payer",
+  requires_signature: "Needs your signature",
+  submitted: "Submitted",
+  canceled: "Canceled",
 };
 /** A status in words (never colour alone). */
 export const Status = (props: { value: string }) => <span class={`status status-${props.value}`}>{STATUS_WORDS[props.value] ?? props.value}</span>;

@@ -131,6 +131,7 @@ export function App() {
 const NAV: [string, string][] = [
   ["/", "Home"],
   ["/payments", "Payments"],
+  ["/refunds", "Refunds"],
   ["/invoices", "Invoices"],
   ["/payment-links", "Payment links"],
   ["/checkout-sessions", "Checkout sessions"],

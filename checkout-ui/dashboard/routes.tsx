@@ -8,11 +8,13 @@ import { ApiKeys } from "./pages/api-keys.tsx";
 import { Home } from "./pages/home.tsx";
 import { Settings } from "./pages/settings.tsx";
 import { Team } from "./pages/team.tsx";
-import { CheckoutSessions, UnmatchedPayments } from "./pages/checkout-sessions.tsx";
+import { CheckoutSessions } from "./pages/checkout-sessions.tsx";
 import { CustomerDetail, Customers } from "./pages/customers.tsx";
 import { InvoiceDetail, Invoices } from "./pages/invoices.tsx";
 import { PaymentLinks } from "./pages/payment-links.tsx";
 import { PaymentDetail, Payments } from "./pages/payments.tsx";
+import { RefundDetail, Refunds } from "./pages/refunds.tsx";
+import { UnmatchedPayments } from "./pages/unmatched.tsx";
 import { WebhookEndpointDetail, Webhooks } from "./pages/webhooks.tsx";
 
 function Developers() {
@@ -37,6 +39,8 @@ export const ROUTES: { path: string; component: ComponentType<any> }[] = [
   { path: "/", component: Home },
   { path: "/payments", component: Payments },
   { path: "/payments/:id", component: PaymentDetail },
+  { path: "/refunds", component: Refunds },
+  { path: "/refunds/:id", component: RefundDetail },
   { path: "/invoices", component: Invoices },
   { path: "/invoices/:id", component: InvoiceDetail },
   { path: "/payment-links", component: PaymentLinks },

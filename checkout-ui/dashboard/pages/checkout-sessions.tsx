@@ -1,4 +1,4 @@
-// Checkout sessions and unmatched ledger payments: read-only lists.
+// Checkout sessions: a read-only list.
 import { useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
@@ -60,47 +60,6 @@ export function CheckoutSessions() {
         ))}
       </Table>
       <Pager pageInfo={result.data?.checkoutSessions.pageInfo} onPage={paging.setCursor} />
-    </Page>
-  );
-}
-
-const UNMATCHED = graphql(`
-  query Unmatched($first: Int, $after: String, $last: Int, $before: String) {
-    unmatchedLedgerPayments(first: $first, after: $after, last: $last, before: $before) {
-      edges { node { operationId txHash sourceAccount amount memo memoType ledgerCreatedAt asset { assetCode issuerAddress } } }
-      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
-    }
-  }
-`);
-
-export function UnmatchedPayments() {
-  const paging = usePaging();
-  const [result] = useQuery({ query: UNMATCHED, variables: paging.variables });
-  const rows = result.data?.unmatchedLedgerPayments.edges.map((e) => e.node) ?? [];
-  return (
-    <Page title="Unmatched payments">
-      <p class="muted">Money that reached your settlement wallet without a memo of any payment: refund it or mark the payment it was meant for as completed.</p>
-      <Notice>{errorText(result.error)}</Notice>
-      <Table caption="Unmatched ledger payments" head={["Transaction", "From", "Amount", "Memo", "When"]} rows={rows.length} empty="Nothing unmatched.">
-        {rows.map((p) => (
-          <tr key={p.operationId}>
-            <td>
-              <code>{p.txHash}</code>
-            </td>
-            <td>
-              <code>{p.sourceAccount}</code>
-            </td>
-            <td>
-              <Money amount={p.amount} asset={p.asset} />
-            </td>
-            <td>{p.memo ? `${p.memo} (${p.memoType})` : "none"}</td>
-            <td>
-              <When at={p.ledgerCreatedAt} />
-            </td>
-          </tr>
-        ))}
-      </Table>
-      <Pager pageInfo={result.data?.unmatchedLedgerPayments.pageInfo} onPage={paging.setCursor} />
     </Page>
   );
 }

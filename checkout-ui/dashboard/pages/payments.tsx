@@ -1,13 +1,17 @@
 // Payments: the list (status, customer, creation date range and search by id or transaction hash;
 // cursor paging; CSV export of what is shown and the pages after it) with live updates, and one
-// payment's detail with its timeline of events, ledger transaction, webhook deliveries and "Mark as
-// completed" with a reason.
+// payment's detail with its timeline of events, ledger transaction, webhook deliveries, its refunds,
+// "Mark as completed" with a reason, and Refund / "Refund the excess" (prefilled) while money that
+// arrived may still go back.
 import type { Client } from "@urql/core";
 import { useClient, useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Button, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { RefundForm } from "../components/refund-form.tsx";
 import { errorText, graphql, type ResultOf } from "../graphql.ts";
+import { fromStroops, refundInFlight, toStroops } from "../money.ts";
+import { REFUND_ROW, RefundsTable } from "./refunds.tsx";
 import { can, useSession } from "../session.tsx";
 
 export const PAYMENT_ROW = graphql(`
@@ -178,14 +182,15 @@ const PAYMENT = graphql(
   query Payment($id: ID!) {
     payment(id: $id) {
       ...PaymentRow
-      amountReceived payerAddress failureReason manualCompletionReason expiresAt metadata sourceType
+      amountReceived amountRefunded payerAddress failureReason manualCompletionReason expiresAt metadata sourceType
       paymentInstructions { destination memo memoType }
       events { id type createdAt }
       webhookDeliveries { id event status endpointId endpoint { url } }
+      refunds(first: 50) { edges { node { ...RefundRow } } }
     }
   }
 `,
-  [PAYMENT_ROW],
+  [PAYMENT_ROW, REFUND_ROW],
 );
 
 const MARK_COMPLETED = graphql(`
@@ -204,9 +209,18 @@ export function PaymentDetail(props: { params: { id: string } }) {
   const [marking, mark] = useMutation(MARK_COMPLETED);
   const [reason, setReason] = useState("");
   const [txHash, setTxHash] = useState("");
+  const [refunding, setRefunding] = useState<"all" | "excess" | null>(null);
   const p = result.data?.payment;
   if (!p) return <Page title="Payment">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
   const sandbox = session.environment === "sandbox";
+  const refunds = p.refunds.edges.map((e) => e.node);
+  // What may still go back, as the server counts it: received, less refunded, less refunds on their way.
+  const held = refunds.filter((r) => refundInFlight(r.status)).reduce((sum, r) => sum + toStroops(r.amount), 0n);
+  const left = toStroops(p.amountReceived) - toStroops(p.amountRefunded) - held;
+  const refundable = left > 0n ? left : 0n;
+  // An overpayment's excess, as far as it is still refundable.
+  const over = toStroops(p.amountReceived) - toStroops(p.amount);
+  const excess = over <= 0n ? 0n : over < refundable ? over : refundable;
   return (
     <Page title={`Payment ${p.id}`}>
       <dl class="facts">
@@ -222,6 +236,10 @@ export function PaymentDetail(props: { params: { id: string } }) {
         <dt>Received</dt>
         <dd>
           <Money amount={p.amountReceived} asset={p.paidAsset ?? p.settlementAsset} />
+        </dd>
+        <dt>Refunded</dt>
+        <dd>
+          <Money amount={p.amountRefunded} asset={p.settlementAsset} />
         </dd>
         <dt>Created</dt>
         <dd>
@@ -268,6 +286,26 @@ export function PaymentDetail(props: { params: { id: string } }) {
           </>
         )}
       </dl>
+      {can.write(session.viewer.user.role) && refundable > 0n && !refunding && (
+        <div class="actions refund-actions">
+          <Button variant="primary" onClick={() => setRefunding("all")}>
+            Refund
+          </Button>
+          {excess > 0n && <Button onClick={() => setRefunding("excess")}>Refund the excess</Button>}
+        </div>
+      )}
+      {refunding && (
+        <RefundForm
+          of={{ paymentId: p.id }}
+          title={refunding === "excess" ? "Refund the excess" : "Refund"}
+          amount={fromStroops(refunding === "excess" ? excess : refundable)}
+          assetCode={p.settlementAsset.assetCode}
+          reason={refunding === "excess" ? "Overpayment: the excess over the amount due" : ""}
+          onCancel={() => setRefunding(null)}
+        />
+      )}
+      <h2>Refunds</h2>
+      <RefundsTable caption="Refunds" refunds={refunds} empty="No refunds." />
       <h2>Timeline</h2>
       <Table caption="Timeline" head={["Event", "Time"]} rows={p.events.length} empty="No events yet.">
         {p.events.map((event) => (

@@ -1,5 +1,6 @@
 // Serves the built checkout-ui: its hashed assets under /c/assets/, its index.html for
-// /c/pay_..., /c/cs_... and /i/inv_... (status 404 when the id names nothing), and the merchant
+// /c/pay_..., /c/cs_... and /i/inv_..., the payer's refund claim page for /r/re_... (status 404
+// when the id names nothing), and the merchant
 // dashboard's page for /dashboard and every address under it (the app routes in the browser).
 // Other /c/ paths, such as payment links (/c/plink_...), are not answered here (null) so their own
 // handler runs.
@@ -8,11 +9,13 @@ import { extname, join } from "node:path";
 import type { AppDeps } from "../../context.ts";
 import { DomainError } from "../../errors.ts";
 import { httpStatusOf } from "../../rest/errors.ts";
+import { refundById } from "../refunds/refunds.store.ts";
 import { loadCheckout } from "./checkout.service.ts";
 
 const CHECKOUT_UI_DIST = new URL("../../../checkout-ui/dist/", import.meta.url).pathname;
 
 const PAGE_PATH = /^\/(?:c\/((?:pay|cs)_[0-9A-Za-z]{1,64})|i\/(inv_[0-9A-Za-z]{1,64}))\/?$/;
+const CLAIM_PATH = /^\/r\/(re_[0-9A-Za-z]{1,64})\/?$/;
 const ASSET_PATH = /^\/c\/assets\/([0-9A-Za-z._-]+)$/;
 const DASHBOARD_PATH = /^\/dashboard(?:\/[0-9A-Za-z._~/-]*)?$/;
 const TYPES: Record<string, string> = {
@@ -49,7 +52,8 @@ export function createCheckoutPages(deps: AppDeps, dist = CHECKOUT_UI_DIST) {
     const asset = ASSET_PATH.exec(url.pathname);
     const dashboard = !asset && DASHBOARD_PATH.test(url.pathname);
     const page = asset || dashboard ? null : PAGE_PATH.exec(url.pathname);
-    if (!asset && !page && !dashboard) return null;
+    const claim = asset || dashboard || page ? null : CLAIM_PATH.exec(url.pathname);
+    if (!asset && !page && !dashboard && !claim) return null;
     if (request.method !== "GET" && request.method !== "HEAD") return new Response(null, { status: 405, headers: { allow: "GET, HEAD" } });
     if (asset) {
       const body = await load(join("assets", asset[1]!));
@@ -63,7 +67,7 @@ export function createCheckoutPages(deps: AppDeps, dist = CHECKOUT_UI_DIST) {
         },
       });
     }
-    const html = await load(dashboard ? "dashboard/index.html" : "index.html");
+    const html = await load(dashboard ? "dashboard/index.html" : claim ? "claim/index.html" : "index.html");
     if (!html) {
       return new Response("The pages are not built: run `npm run build:checkout`.", {
         status: 503,
@@ -71,6 +75,8 @@ export function createCheckoutPages(deps: AppDeps, dist = CHECKOUT_UI_DIST) {
       });
     }
     if (dashboard) return new Response(new Uint8Array(html), { headers: PAGE_HEADERS });
+    // The refund's id is the claim page's only credential: whichever organization it is of.
+    if (claim) return new Response(new Uint8Array(html), { status: (await refundById(deps.db, claim[1]!)) ? 200 : 404, headers: PAGE_HEADERS });
     let status = 200;
     try {
       await loadCheckout(deps, (page![1] ?? page![2])!);

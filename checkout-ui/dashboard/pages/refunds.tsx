@@ -1,0 +1,254 @@
+// Refunds: the list (status and payment filters, cursor paging) and one refund's detail with its
+// timeline, its signing (Freighter, a phone wallet's QR code, or copy and paste) and Cancel. A refund
+// on its way (waiting for the payer, for a signature, or for the ledger) is read again every few
+// seconds, so the screen turns Succeeded by itself when the ledger has it, however it was signed.
+import "../refunds.css";
+import { useMutation, useQuery } from "@urql/preact";
+import { useEffect, useState } from "preact/hooks";
+import { Link } from "wouter-preact";
+import { Button, CopyButton, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { SignRefund } from "../components/sign-refund.tsx";
+import { errorText, graphql, type ResultOf } from "../graphql.ts";
+import { refundInFlight } from "../money.ts";
+import { can, useSession } from "../session.tsx";
+
+export const REFUND_ROW = graphql(`
+  fragment RefundRow on Refund @_unmask {
+    id status amount reason paymentId ledgerOperationId createdAt completedAt txHash
+    asset { assetCode issuerAddress }
+  }
+`);
+
+const REFUNDS = graphql(
+  `
+  query Refunds($first: Int, $after: String, $last: Int, $before: String, $status: RefundStatus, $paymentId: String) {
+    refunds(first: $first, after: $after, last: $last, before: $before, status: $status, paymentId: $paymentId) {
+      edges { node { ...RefundRow } }
+      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+    }
+  }
+`,
+  [REFUND_ROW],
+);
+
+type Row = ResultOf<typeof REFUND_ROW>;
+
+const STATUSES: [string, string][] = [
+  ["", "Any status"],
+  ["pending_claim", "Waiting for the payer"],
+  ["requires_signature", "Needs your signature"],
+  ["submitted", "Submitted"],
+  ["succeeded", "Succeeded"],
+  ["failed", "Failed"],
+  ["canceled", "Canceled"],
+];
+
+/** How often a refund on its way is read again (no live subscription of refunds exists yet). */
+const POLL_MS = 2000;
+
+/** Calls `refetch` every POLL_MS while `active`. */
+function usePolling(active: boolean, refetch: () => void) {
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(refetch, POLL_MS);
+    return () => clearInterval(timer);
+  }, [active]);
+}
+
+export function Refunds() {
+  const [status, setStatus] = useState("");
+  const [paymentId, setPaymentId] = useState("");
+  const paging = usePaging();
+  const [result, refetch] = useQuery({
+    query: REFUNDS,
+    variables: { ...paging.variables, status: (status || null) as Row["status"] | null, paymentId: paymentId.trim() || null },
+  });
+  const rows = result.data?.refunds.edges.map((e) => e.node) ?? [];
+  usePolling(rows.some((r) => refundInFlight(r.status)), () => refetch({ requestPolicy: "network-only" }));
+  return (
+    <Page title="Refunds">
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <Select label="Status" value={status} options={STATUSES} onChange={(v) => (setStatus(v), paging.reset())} />
+        <Field label="Payment id" value={paymentId} placeholder="pay_…" onInput={(e) => (setPaymentId(e.currentTarget.value), paging.reset())} />
+      </form>
+      <Notice>{errorText(result.error)}</Notice>
+      <RefundsTable caption="Refunds" refunds={rows} empty="No refunds match." />
+      <Pager pageInfo={result.data?.refunds.pageInfo} onPage={paging.setCursor} />
+    </Page>
+  );
+}
+
+/** Refunds as every screen lists them: the id (a link to its detail), status in words, amount, what it sends back, when. */
+export function RefundsTable(props: { caption: string; refunds: Row[]; empty: string }) {
+  return (
+    <div class="refunds-table">
+      <Table caption={props.caption} head={["Refund", "Status", "Amount", "Of", "Created"]} rows={props.refunds.length} empty={props.empty}>
+        {props.refunds.map((r) => (
+          <tr key={r.id}>
+            <td>
+              <Link href={`/refunds/${r.id}`}>
+                <code>{r.id}</code>
+              </Link>
+            </td>
+            <td>
+              <Status value={r.status} />
+            </td>
+            <td>
+              <Money amount={r.amount} asset={r.asset} />
+            </td>
+            <td>
+              {r.paymentId ? (
+                <Link href={`/payments/${r.paymentId}`}>
+                  <code>{r.paymentId}</code>
+                </Link>
+              ) : (
+                <span>unmatched payment</span>
+              )}
+            </td>
+            <td>
+              <When at={r.createdAt} />
+            </td>
+          </tr>
+        ))}
+      </Table>
+    </div>
+  );
+}
+
+const REFUND = graphql(
+  `
+  query Refund($id: ID!) {
+    refund(id: $id) {
+      ...RefundRow
+      destinationAddress destinationMemo destinationMemoType claimUrl failureReason sourceAddress networkPassphrase updatedAt
+    }
+  }
+`,
+  [REFUND_ROW],
+);
+
+const CANCEL_REFUND = graphql(`
+  mutation CancelRefund($id: ID!) { cancelRefund(id: $id) { id status completedAt updatedAt claimUrl } }
+`);
+
+const FINAL_WORDS: Record<string, string> = { succeeded: "Succeeded: the money is back", failed: "Failed on the ledger", canceled: "Canceled" };
+
+/** The refund's moves as far as the refund itself tells them: created, sent, and how it ended. */
+function timelineOf(r: { status: string; createdAt: string; updatedAt: string; completedAt: string | null; txHash: string | null }) {
+  const steps: [string, string][] = [["Created", r.createdAt]];
+  if (r.status === "submitted") steps.push(["Sent to the network, waiting for the ledger", r.updatedAt]);
+  if (r.completedAt) steps.push([FINAL_WORDS[r.status] ?? r.status, r.completedAt]);
+  return steps;
+}
+
+export function RefundDetail(props: { params: { id: string } }) {
+  const session = useSession();
+  const [result, refetch] = useQuery({ query: REFUND, variables: { id: props.params.id } });
+  const [canceling, cancel] = useMutation(CANCEL_REFUND);
+  const r = result.data?.refund;
+  usePolling(Boolean(r && refundInFlight(r.status)), () => refetch({ requestPolicy: "network-only" }));
+  if (!r) return <Page title="Refund">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
+  const mayAct = can.write(session.viewer.user.role);
+  const sandbox = session.environment === "sandbox";
+  return (
+    <Page
+      title={`Refund ${r.id}`}
+      actions={
+        mayAct &&
+        (r.status === "pending_claim" || r.status === "requires_signature") && (
+          <Button variant="danger" disabled={canceling.fetching} onClick={() => void cancel({ id: r.id })}>
+            Cancel refund
+          </Button>
+        )
+      }
+    >
+      <Notice>{errorText(canceling.error)}</Notice>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <Status value={r.status} />
+        </dd>
+        <dt>Amount</dt>
+        <dd>
+          <Money amount={r.amount} asset={r.asset} />
+        </dd>
+        <dt>Of</dt>
+        <dd>
+          {r.paymentId ? (
+            <Link href={`/payments/${r.paymentId}`}>
+              <code>{r.paymentId}</code>
+            </Link>
+          ) : (
+            <>
+              unmatched ledger payment <code>{r.ledgerOperationId}</code>
+            </>
+          )}
+        </dd>
+        <dt>Reason</dt>
+        <dd>{r.reason ?? "—"}</dd>
+        <dt>To</dt>
+        <dd>
+          {r.destinationAddress ? (
+            <>
+              <code>{r.destinationAddress}</code>
+              {r.destinationMemo && (
+                <>
+                  {" "}
+                  with memo <code>{r.destinationMemo}</code> ({r.destinationMemoType})
+                </>
+              )}
+            </>
+          ) : (
+            "The payer says where, on the claim page"
+          )}
+        </dd>
+        <dt>From</dt>
+        <dd>
+          <code>{r.sourceAddress}</code> (settlement wallet)
+        </dd>
+        <dt>Ledger transaction</dt>
+        <dd>
+          {r.txHash ? (
+            <a href={`https://stellar.expert/explorer/${sandbox ? "testnet" : "public"}/tx/${r.txHash}`} target="_blank" rel="noreferrer">
+              <code>{r.txHash}</code>
+            </a>
+          ) : (
+            "—"
+          )}
+        </dd>
+        {r.failureReason && (
+          <>
+            <dt>Failure</dt>
+            <dd>{r.failureReason}</dd>
+          </>
+        )}
+      </dl>
+      {r.status === "pending_claim" && r.claimUrl && (
+        <section class="panel" aria-labelledby="claim-title">
+          <h2 id="claim-title">Waiting for the payer</h2>
+          <p>
+            The account that paid needs a memo (an exchange, say) or could not be told. Send the payer this link: they say where the money goes, then you sign
+            it here.
+          </p>
+          <p class="secret-row">
+            <code>{r.claimUrl}</code>
+            <CopyButton value={r.claimUrl} label="claim link" />
+          </p>
+        </section>
+      )}
+      {r.status === "requires_signature" && mayAct && <SignRefund refund={r} />}
+      {r.status === "submitted" && <Notice kind="ok">Sent to the network: this page updates when the ledger has it.</Notice>}
+      <h2>Timeline</h2>
+      <Table caption="Timeline" head={["What", "Time"]} rows={1}>
+        {timelineOf(r).map(([what, at]) => (
+          <tr key={what}>
+            <td>{what}</td>
+            <td>
+              <When at={at} />
+            </td>
+          </tr>
+        ))}
+      </Table>
+    </Page>
+  );
+}

@@ -1,0 +1,255 @@
+// Refunds in a real Chromium on the simulated network (#26): a merchant presses Refund on a
+// completed payment in the dashboard and signs it through a Freighter stand-in that holds the
+// settlement wallet's key (after being told plainly that Freighter held another account), and the
+// refund turns Succeeded without a reload; a payer whose exchange account needs a memo says where the
+// money goes on the claim page (/r/re_…, axe-clean at 1280 and 390 px), which follows the refund live
+// until the money is there.
+import { Asset, Keypair, Memo, Networks, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "../src/modules/users/users.service.ts";
+import { type Browser, accessibilityViolations, launchBrowser, screenshotPath } from "./support/browser.ts";
+import { type LedgerWorld, fundedPayer, payOp, signedTransaction, startLedgerWorld, submit, waitFor } from "./support/ledger.ts";
+
+let world: LedgerWorld;
+let browser: Browser;
+const owner = { email: "refunds-owner@merchant.test", password: "correct-horse-refunds" };
+
+beforeAll(async () => {
+  [world, browser] = await Promise.all([startLedgerWorld("5"), launchBrowser()]);
+  await createUser(world.t.deps, { organizationId: world.merchant.organizationId, role: "owner", ...owner });
+});
+afterAll(async () => {
+  await browser?.close();
+  await world?.t.close();
+});
+
+const api = (method: string, path: string, body?: unknown) => world.t.api(method, path, { key: world.merchant.sandboxKey, ...(body !== undefined && { body }) });
+const readRefund = async (id: string) => (await api("GET", `/refunds/${id}`)).body;
+
+/** A payment of `amount` that `payer` paid `paid` of, in XLM or USDC, once the service counted it. */
+async function paidPayment(amount: string, paid: string, payer: Keypair, asset: "XLM" | "USDC" = "XLM") {
+  const usdc = { asset_code: "USDC", issuer_address: world.usdc.getIssuer() };
+  const created = (await api("POST", "/payments", { amount, ...(asset === "USDC" && { settlement_asset: usdc }) })).body;
+  const { destination, memo } = created.payment_instructions;
+  const op = payOp(destination, paid, asset === "USDC" ? world.usdc : Asset.native());
+  expect((await submit(world.wallet, await signedTransaction(world.wallet, payer, [op], { memo: Memo.id(memo) }))).hash).toBeDefined();
+  return waitFor(async () => (await api("GET", `/payments/${created.id}`)).body, (p) => p.status === "completed");
+}
+
+/**
+ * Stands in for the Freighter extension (as the checkout's tests do): answers freighter-api's window
+ * messages with the account it holds now (`hold` switches it, as a person switching accounts) and
+ * signs with that account's key in this process.
+ */
+async function mockFreighter(page: Page, holding: Keypair) {
+  let held = holding;
+  const asked: string[] = [];
+  await page.exposeFunction("mockFreighterAccount", () => held.publicKey());
+  await page.exposeFunction("mockFreighterSign", (xdr: string, networkPassphrase: string) => {
+    asked.push(xdr);
+    const tx = TransactionBuilder.fromXDR(xdr, networkPassphrase);
+    tx.sign(held);
+    return tx.toEnvelope().toXDR("base64");
+  });
+  await page.addInitScript(() => {
+    const w = window as unknown as { freighter: boolean; mockFreighterAccount(): Promise<string>; mockFreighterSign(xdr: string, passphrase: string): Promise<string> };
+    w.freighter = true;
+    window.addEventListener("message", async (event) => {
+      const request = event.data as { source?: string; messageId?: number; type?: string; transactionXdr?: string; networkPassphrase?: string };
+      if (event.source !== window || request?.source !== "FREIGHTER_EXTERNAL_MSG_REQUEST") return;
+      const publicKey = await w.mockFreighterAccount();
+      let reply: Record<string, unknown> = {};
+      if (request.type === "REQUEST_ACCESS" || request.type === "REQUEST_PUBLIC_KEY") reply = { publicKey };
+      else if (request.type === "REQUEST_CONNECTION_STATUS") reply = { isConnected: true };
+      else if (request.type === "SUBMIT_TRANSACTION") reply = { signedTransaction: await w.mockFreighterSign(request.transactionXdr!, request.networkPassphrase!), signerAddress: publicKey };
+      // freighter-api matches responses on "messagedId" (sic).
+      window.postMessage({ source: "FREIGHTER_EXTERNAL_MSG_RESPONSE", messagedId: request.messageId, ...reply }, window.location.origin);
+    });
+  });
+  return { hold: (key: Keypair) => (held = key), asked };
+}
+
+/** Signs the owner in afresh on `page` (the tab of a test before may have left its session). */
+async function signIn(page: Page) {
+  await browser.context.clearCookies();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(`${world.t.url}/dashboard`);
+  await page.getByLabel("Email").fill(owner.email);
+  await page.getByLabel("Password").fill(owner.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Home" }).waitFor();
+}
+
+describe("refunding from the dashboard", () => {
+  it("refunds a completed payment signed in Freighter, and shows it succeeded without a reload", async () => {
+    const payer = await fundedPayer(world.wallet);
+    const payment = await paidPayment("10", "12", payer);
+    const before = world.network.balance(payer.publicKey());
+    const page = await browser.context.newPage();
+    const freighter = await mockFreighter(page, Keypair.random());
+    await signIn(page);
+    await page.getByRole("link", { name: "Payments", exact: true }).click();
+    await page.getByRole("link", { name: payment.id }).click();
+
+    // Overpaid by 2: "Refund the excess" comes prefilled with the excess, "Refund" with all 12.
+    await page.getByRole("button", { name: "Refund the excess" }).click();
+    const excess = page.getByRole("form", { name: "Refund the excess" });
+    expect(await excess.getByLabel("Amount (XLM)").inputValue()).toBe("2");
+    await excess.getByRole("button", { name: "Cancel" }).click();
+    await page.getByRole("button", { name: "Refund", exact: true }).click();
+    const form = page.getByRole("form", { name: "Refund" });
+    expect(await form.getByLabel("Amount (XLM)").inputValue()).toBe("12");
+    await form.getByLabel("Reason").fill("Order returned");
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await form.getByRole("button", { name: "Create refund" }).click();
+
+    await page.getByRole("heading", { name: /^Refund re_/ }).waitFor();
+    const refundId = (await page.getByRole("heading", { name: /^Refund re_/ }).textContent())!.replace("Refund ", "");
+    await page.getByRole("img", { name: "QR code of the refund transaction for a phone wallet" }).waitFor();
+    expect(await page.getByLabel("Transaction to sign").inputValue()).toMatch(/^AAAA/);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("refund-sign"), fullPage: true });
+
+    // Freighter holds another account: the page says so, and nothing is signed or sent.
+    await page.getByRole("button", { name: "Sign with Freighter" }).click();
+    await page.getByText(/^Freighter holds the account .*, not the settlement wallet .* that sends this refund\./).waitFor();
+    expect(freighter.asked).toEqual([]);
+    expect((await readRefund(refundId)).status).toBe("requires_signature");
+
+    // The merchant switches to the settlement wallet: signed, sent, and the screen turns Succeeded.
+    freighter.hold(world.merchant.wallet);
+    await page.getByRole("button", { name: "Sign with Freighter" }).click();
+    await page.locator(".facts").getByText("Succeeded").waitFor();
+    expect(freighter.asked).toHaveLength(1);
+    const refund = await readRefund(refundId);
+    expect(refund).toMatchObject({ status: "succeeded", amount: "12.0000000", reason: "Order returned", destination_address: payer.publicKey() });
+    await page.getByRole("link", { name: refund.tx_hash }).waitFor();
+    const gained = BigInt(world.network.balance(payer.publicKey())!.replace(".", "")) - BigInt(before!.replace(".", ""));
+    expect(gained).toBe(120_000_000n);
+    await page.screenshot({ path: screenshotPath("refund-succeeded"), fullPage: true });
+
+    // Back on the payment: refunded in full, listed, and nothing left to refund.
+    await page.getByRole("link", { name: payment.id }).click();
+    await page.getByRole("region", { name: "Refunds" }).getByRole("link", { name: refundId }).waitFor();
+    expect(await page.locator(".facts").getByText("12 XLM").count()).toBe(2);
+    expect(await page.getByRole("button", { name: "Refund", exact: true }).count()).toBe(0);
+
+    // The Refunds screen lists it, on a phone too, and its filter narrows the list.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("button", { name: "Menu" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Refunds", exact: true }).click();
+    await page.getByRole("heading", { name: "Refunds", level: 1 }).waitFor();
+    await page.getByRole("row").filter({ hasText: refundId }).getByText("Succeeded").waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("refunds-list-390px"), fullPage: true });
+    await page.getByLabel("Status").selectOption("requires_signature");
+    await page.getByRole("row").filter({ hasText: refundId }).waitFor({ state: "detached" });
+    await page.close();
+  });
+});
+
+describe("the desk for unmatched payments", () => {
+  /** Money to the settlement wallet with a memo no payment has; its row on the desk. */
+  async function unmatched(amount: string) {
+    const payer = await fundedPayer(world.wallet);
+    const sent = await submit(world.wallet, await signedTransaction(world.wallet, payer, [payOp(world.merchant.wallet.publicKey(), amount)], { memo: Memo.text("my order") }));
+    await waitFor(() => world.t.database.db.ledgerPayment.findFirst({ where: { txHash: sent.hash! } }), (row) => row !== null);
+    return payer;
+  }
+
+  it("applies one to the payment picked, and starts the refund of another", async () => {
+    // First the payment: the ledger is watched for the wallets that await money.
+    const payment = (await api("POST", "/payments", { amount: "8", description: "Order 1001" })).body;
+    const [first, second] = [await unmatched("8"), await unmatched("5")];
+    const page = await browser.context.newPage();
+    await signIn(page);
+    await page.getByRole("link", { name: "Unmatched payments" }).click();
+
+    await page.getByRole("button", { name: `Apply to a payment: 8 XLM from ${first.publicKey()}` }).click();
+    const apply = page.getByRole("form", { name: "Apply to a payment" });
+    await apply.getByLabel("Find a payment").fill(payment.id);
+    await apply.getByLabel("Payment", { exact: true }).selectOption(payment.id);
+    await apply.getByLabel("Reason").fill("Paid with the order number as memo");
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await apply.getByRole("button", { name: "Apply" }).click();
+    await page.getByText(`Applied to ${payment.id}, now completed.`).waitFor();
+    expect((await api("GET", `/payments/${payment.id}`)).body).toMatchObject({ status: "completed", amount_received: "8.0000000" });
+    await page.getByRole("button", { name: `Apply to a payment: 8 XLM from ${first.publicKey()}` }).waitFor({ state: "detached" });
+
+    await page.getByRole("button", { name: `Refund 5 XLM to ${second.publicKey()}` }).click();
+    const refund = page.getByRole("form", { name: "Refund an unmatched payment" });
+    expect(await refund.getByLabel("Amount (XLM)").inputValue()).toBe("5");
+    await refund.getByRole("button", { name: "Create refund" }).click();
+    await page.getByRole("heading", { name: /^Refund re_/ }).waitFor();
+    await page.locator(".facts").getByText("Needs your signature").waitFor();
+    await page.locator(".facts").getByText(second.publicKey()).waitFor();
+    await page.close();
+  });
+});
+
+describe("the payer's claim page", () => {
+  it("takes an exchange address and memo at laptop and phone width, then follows the refund live to the money", async () => {
+    const exchange = await fundedPayer(world.wallet);
+    const payment = await paidPayment("7", "7", exchange);
+    await submit(world.wallet, await signedTransaction(world.wallet, exchange, [Operation.manageData({ name: "config.memo_required", value: "1" })]));
+    const created = (await api("POST", "/refunds", { payment_id: payment.id })).body;
+    expect(created).toMatchObject({ status: "pending_claim", claim_url: expect.stringMatching(/\/r\/re_/) });
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const response = await page.goto(`${world.t.url}${new URL(created.claim_url).pathname}`);
+    expect(response!.status()).toBe(200);
+    await page.getByRole("heading", { name: "Where should the money go?" }).waitFor();
+    expect(await page.getByTestId("amount").textContent()).toBe("7 XLM");
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("refund-claim-1280px"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await accessibilityViolations(page)).toEqual([]);
+
+    // The exchange's account asks for a memo: said plainly, and nothing claimed.
+    await page.getByLabel("Stellar account").fill(exchange.publicKey());
+    await page.getByRole("button", { name: "Send my refund here" }).click();
+    await page.getByText("This account asks for a memo on every payment it receives").waitFor();
+    expect((await readRefund(created.id)).status).toBe("pending_claim");
+
+    await page.getByLabel("Memo (if your exchange or wallet gave you one)").fill("4242");
+    await page.getByLabel("Memo type").selectOption("id");
+    await page.getByRole("button", { name: "Send my refund here" }).click();
+    await page.getByRole("heading", { name: "On its way" }).waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("refund-claim-390px"), fullPage: true });
+
+    // The merchant signs and sends it; the page turns Refunded by itself, with the transaction.
+    const ready = await readRefund(created.id);
+    expect(ready).toMatchObject({ status: "requires_signature", destination_address: exchange.publicKey(), destination_memo: "4242", destination_memo_type: "id" });
+    const tx = TransactionBuilder.fromXDR(ready.transaction_xdr, Networks.TESTNET);
+    tx.sign(world.merchant.wallet);
+    const sent = await api("POST", `/refunds/${created.id}/submit`, { signed_transaction_xdr: tx.toEnvelope().toXDR("base64") });
+    expect(sent.body.status).toBe("succeeded");
+    await page.getByRole("heading", { name: "Refunded" }).waitFor();
+    expect(await page.getByTestId("tx-hash").textContent()).toBe(sent.body.tx_hash);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("says how to claim a claimable balance when the account cannot hold the asset, and 404s an unknown refund", async () => {
+    const payer = await fundedPayer(world.wallet);
+    world.network.setTrustline(payer.publicKey(), world.usdc, { balance: "100" });
+    const payment = await paidPayment("3", "3", payer, "USDC");
+    const friend = await fundedPayer(world.wallet);
+    const refund = (await api("POST", "/refunds", { payment_id: payment.id, destination: { address: friend.publicKey() } })).body;
+    expect(refund.status).toBe("requires_signature");
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${world.t.url}/r/${refund.id}`);
+    await page.getByRole("heading", { name: "This account cannot receive USDC yet" }).waitFor();
+    await page.getByText("the refund is sent as a claimable balance").waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("refund-claim-claimable-390px"), fullPage: true });
+
+    const missing = await page.goto(`${world.t.url}/r/re_doesnotexist`);
+    expect(missing!.status()).toBe(404);
+    await page.getByRole("heading", { name: "Refund not found" }).waitFor();
+    await page.close();
+  });
+});
