@@ -122,11 +122,14 @@ describe("a refund signed in the merchant's wallet", () => {
   it("refunds part of a payment, then the excess of an overpayment, never more than arrived", async () => {
     const { payment, payer } = await paidPayment("10", "15");
     expect(payment.amount_received).toBe("15.0000000");
+    const refundable = `query ($id: ID!) { payment(id: $id) { amountRefundable } }`;
+    expect((await t.graphql(refundable, { id: payment.id }, merchant.sandboxKey)).body.data.payment.amountRefundable).toBe("15.0000000");
     const excess = await createRefund({ payment_id: payment.id, amount: "5", reason: "overpaid" });
     expect(excess).toMatchObject({ amount: "5.0000000", destination_address: payer.publicKey() });
     const part = await createRefund({ payment_id: payment.id, amount: "4" });
     const tooMuch = await api("POST", "/refunds", { payment_id: payment.id, amount: "6.0000001" });
     expect(tooMuch).toMatchObject({ status: 400, body: { error: "amount must be at most 6.0000000, what remains refundable on this payment" } });
+    expect((await t.graphql(refundable, { id: payment.id }, merchant.sandboxKey)).body.data.payment.amountRefundable).toBe("6.0000000");
     expect((await signAndSubmit(excess)).body.status).toBe("succeeded");
     expect((await api("POST", `/refunds/${part.id}/cancel`)).body).toMatchObject({ status: "canceled", transaction_xdr: null });
     // Canceled, it holds nothing: 10 are refundable again, and go back by default.

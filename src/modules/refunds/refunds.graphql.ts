@@ -22,6 +22,7 @@ import {
   needsClaimableBalance,
   prepareRefundTransaction,
   refundUnmatchedLedgerPayment,
+  refundableOf,
   settleSubmittedRefund,
   submitRefund,
   withLedger,
@@ -81,6 +82,13 @@ const RefundType = builder.prismaObject("Refund", {
     completedAt: t.expose("completedAt", { type: "DateTime", nullable: true }),
   }),
 });
+
+builder.objectField(PaymentType, "amountRefundable", (t) =>
+  t.string({
+    description: "what a refund may still send back: amountReceived less amountRefunded and what refunds in flight hold (a Refund button's prefill)",
+    resolve: (payment) => formatStroops(refundableOf(payment)),
+  }),
+);
 
 builder.objectField(PaymentType, "refunds", (t) =>
   t.connection({

@@ -51,7 +51,7 @@ export function withLedger<C extends Omit<ServiceContext, "scope">>(ctx: C, ledg
 }
 
 /** What may still go back of a payment: what arrived, less what refunds sent back or hold. */
-const refundableOf = (p: Pick<Payment, "amountReceived" | "amountRefunded" | "amountRefunding">) => {
+export const refundableOf = (p: Pick<Payment, "amountReceived" | "amountRefunded" | "amountRefunding">) => {
   const left = p.amountReceived - p.amountRefunded - p.amountRefunding;
   return left > 0n ? left : 0n;
 };
