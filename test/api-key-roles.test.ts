@@ -115,7 +115,7 @@ describe("a key's role", () => {
     expect((await t.api("POST", "/customers", { key: adminKey, body: { name: "Bo" } })).status).toBe(201);
   });
 
-  it("never opens the team: users, invitations, the audit log", async () => {
+  it("never opens the team: users, invitations, the audit log, the team's mail", async () => {
     const adminKey = (await keyMadeBy(users.owner, "admin")).key;
     for (const key of [adminKey, merchant.sandboxKey, merchant.liveKey]) {
       for (const [field, query] of [
@@ -131,6 +131,14 @@ describe("a key's role", () => {
     }
     // The viewer shows a key no user.
     expect((await asKey(adminKey, `{ viewer { user { email } } }`)).body.data.viewer.user).toBeNull();
+    // Nor the team's mail (invitations, security notices name its people): invoices' mail only.
+    const invited = await users.owner.graphql(`mutation { inviteUser(email: "mailed-${Date.now()}@example.test", role: viewer) { id } }`);
+    const MAIL = `query($id: String) { mailMessages(first: 50, resourceId: $id) { edges { node { kind recipient } } } }`;
+    const invitationMail = { resourceId: invited.body.data.inviteUser.id };
+    expect((await users.owner.graphql(MAIL, { id: invitationMail.resourceId })).body.data.mailMessages.edges).toHaveLength(1);
+    expect((await asKey(adminKey, MAIL, { id: invitationMail.resourceId })).body.data.mailMessages.edges).toEqual([]);
+    const kinds = (await asKey(adminKey, MAIL)).body.data.mailMessages.edges.map((e: any) => e.node.kind);
+    expect(kinds.filter((kind: string) => kind !== "invoice")).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { listConnection } from "../../graphql/connection.ts";
-import { MAIL_STATUSES, type MailStatus } from "./mail.service.ts";
+import { MAIL_STATUSES, type MailKind, type MailStatus } from "./mail.service.ts";
 import { listMailMessages } from "./mail.store.ts";
 
 const MailStatusEnum = builder.enumType("MailStatus", {
@@ -30,9 +30,14 @@ const MailMessageType = builder.prismaObject("MailMessage", {
 builder.queryFields((t) => ({
   mailMessages: t.connection({
     type: MailMessageType,
-    description: "The mail of the caller's organization and environment (about one resource if given, e.g. an invoice), newest first",
+    description:
+      "The mail of the caller's organization and environment (about one resource if given, e.g. an invoice), newest first. An API key lists invoices' mail only: the rest is addressed to the team",
     args: { resourceId: t.arg.string() },
-    resolve: (_root, args, ctx) =>
-      listConnection(args, (page) => listMailMessages(requireService(ctx), { resourceId: args.resourceId || null }, page), (m) => m.id),
+    resolve: (_root, args, ctx) => {
+      const service = requireService(ctx);
+      // Invitations, resets and security notices name the team's people: not a key's to read.
+      const kind = service.scope.principal.kind === "key" ? ("invoice" satisfies MailKind) : null;
+      return listConnection(args, (page) => listMailMessages(service, { resourceId: args.resourceId || null, kind }, page), (m) => m.id);
+    },
   }),
 }));

@@ -81,12 +81,14 @@ export async function recordMailAttempt(db: Db, attempt: MailAttempt): Promise<b
 export interface MailFilters {
   /** the resource the mail is about (an invoice's mails) */
   resourceId?: string | null;
+  /** one kind only (what an API key may list: invoices' mail, which names no teammate) */
+  kind?: string | null;
 }
 
 /** The messages a list shows: the caller's, about the resource asked for, newest first. */
 const mailMatching = listOf<"MailMessage", InScope<MailFilters>>({
   table: "MailMessage",
-  where: (eb, f) => eb.and({ ...inScope(f), resourceId: f.resourceId }),
+  where: (eb, f) => eb.and({ ...inScope(f), resourceId: f.resourceId, kind: f.kind }),
 });
 
 export const listMailMessages = (ctx: ServiceContext, filters: MailFilters, page: PageRequest) =>
