@@ -130,9 +130,16 @@ export async function verifyLedgerPayments(
   if (completions.length > 0) appendCompletions(steps, deps, completions);
   const refunded = await appendRecognizedRefunds(steps, deps, networkPassphrase, outgoing);
   const cursor = moveNetworkCursorStatement(db, networkPassphrase, nextCursor, now);
-  // Test hook (TEST_CRASH_AT, set by tests only): the process dies inside the transaction, with the
-  // completions written and not committed, after the ledger closed their transactions.
-  steps.push(completing.length > 0 || refunded > 0 ? () => (crashPoint(deps.config, "completion-before-commit"), cursor) : cursor);
+  // Test hooks (TEST_CRASH_AT, set by tests only): the process dies inside the transaction, with the
+  // completions (or the refunds' ends) written and not committed, after the ledger closed their
+  // transactions. A refund's submit dies at the same point of its own (refunds.service.ts), so
+  // whichever of the two would record the refund's end first, nothing of it commits.
+  const dieBeforeCommit = () => {
+    if (completing.length > 0) crashPoint(deps.config, "completion-before-commit");
+    if (refunded > 0) crashPoint(deps.config, "refund-before-answer");
+    return cursor;
+  };
+  steps.push(completing.length > 0 || refunded > 0 ? dieBeforeCommit : cursor);
   await directSql(db).batch(steps);
   return outcomes;
 }

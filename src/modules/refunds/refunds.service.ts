@@ -290,7 +290,8 @@ export async function submitRefund(ctx: RefundContext, id: string, signedXdr: st
     throw unavailable(`The network did not answer; the refund stays submitted until its transaction is seen on the ledger (${error instanceof Error ? error.message : "no answer"})`);
   }
   // Test hook (TEST_CRASH_AT, set by tests only): the process dies after the ledger took the
-  // transaction and before its answer is recorded; the network stream must end the refund.
+  // transaction and before its answer is recorded (the verifier dies at the same point, should the
+  // network stream get there first); restarted, the stream must end the refund.
   crashPoint(ctx.config, "refund-before-answer");
   if (result.successful) return settleRefund(ctx, submitted, { status: "succeeded", txHash: result.hash });
   const codes = [result.resultCodes.transaction, ...result.resultCodes.operations].join(", ");
