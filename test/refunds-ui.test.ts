@@ -1,9 +1,10 @@
 // Refunds in a real Chromium on the simulated network (#26): a merchant presses Refund on a
 // completed payment in the dashboard and signs it through a Freighter stand-in that holds the
 // settlement wallet's key (after being told plainly that Freighter held another account), and the
-// refund turns Succeeded without a reload; a payer whose exchange account needs a memo says where the
-// money goes on the claim page (/r/re_…, axe-clean at 1280 and 390 px), which follows the refund live
-// until the money is there.
+// refund turns Succeeded without a reload; the Unmatched payments desk applies one deposit to a
+// payment picked and refunds another, which, signed and sent elsewhere, the open screen sees succeed;
+// a payer whose exchange account needs a memo says where the money goes on the claim page (/r/re_…,
+// axe-clean at 1280 and 390 px), which follows the refund live until the money is there.
 import { Asset, Keypair, Memo, Networks, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -158,7 +159,7 @@ describe("the desk for unmatched payments", () => {
     return payer;
   }
 
-  it("applies one to the payment picked, and starts the refund of another", async () => {
+  it("applies one to the payment picked, and refunds another, signed elsewhere, seen succeed live", async () => {
     // First the payment: the ledger is watched for the wallets that await money.
     const payment = (await api("POST", "/payments", { amount: "8", description: "Order 1001" })).body;
     const [first, second] = [await unmatched("8"), await unmatched("5")];
@@ -184,6 +185,15 @@ describe("the desk for unmatched payments", () => {
     await page.getByRole("heading", { name: /^Refund re_/ }).waitFor();
     await page.locator(".facts").getByText("Needs your signature").waitFor();
     await page.locator(".facts").getByText(second.publicKey()).waitFor();
+
+    // Signed and sent elsewhere (a phone wallet sends it to the network itself): the open screen
+    // turns Succeeded by itself once the ledger has it.
+    const refundId = (await page.getByRole("heading", { name: /^Refund re_/ }).textContent())!.replace("Refund ", "");
+    const tx = TransactionBuilder.fromXDR((await readRefund(refundId)).transaction_xdr, Networks.TESTNET);
+    tx.sign(world.merchant.wallet);
+    expect((await submit(world.wallet, tx.toEnvelope().toXDR("base64"))).hash).toBeDefined();
+    await page.locator(".facts").getByText("Succeeded").waitFor();
+    expect(await readRefund(refundId)).toMatchObject({ status: "succeeded", destination_address: second.publicKey() });
     await page.close();
   });
 });

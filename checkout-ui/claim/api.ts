@@ -1,6 +1,6 @@
 // The claim page's operations (public, no API key: the refund's id is the credential), sent with the
-// checkout's GraphQL helper.
-import { type AssetRef, graphql } from "../src/api.ts";
+// checkout's GraphQL and subscription helpers.
+import { type AssetRef, graphql, watchSubscription } from "../src/api.ts";
 
 export type RefundStatus = "pending_claim" | "requires_signature" | "submitted" | "succeeded" | "failed" | "canceled";
 
@@ -23,6 +23,7 @@ const CLAIM_FIELDS = "id amount asset { assetCode issuerAddress } status destina
 /** Every operation the page sends, word for word. */
 export const CLAIM_OPERATIONS = {
   load: `query ($id: ID!) { refundClaim(id: $id) { ${CLAIM_FIELDS} } }`,
+  watch: `subscription ($id: ID!) { refundClaim(id: $id) { ${CLAIM_FIELDS} } }`,
   claim: `mutation ($id: ID!, $destination: RefundDestinationInput!) { claimRefund(id: $id, destination: $destination) { ${CLAIM_FIELDS} } }`,
 };
 
@@ -34,6 +35,9 @@ export async function claimRefund(id: string, destination: { address: string; me
   return (await graphql<{ claimRefund: RefundClaim }>(CLAIM_OPERATIONS.claim, { id, destination })).claimRefund;
 }
 
-/** While the refund is on its way the page reads it again this often (no live subscription of refunds yet). */
-export const POLL_MS = 2000;
+/** The refund as it is on every (re)connection, then after each of its events (sent, failed, canceled). */
+export function watchRefundClaim(id: string, onClaim: (claim: RefundClaim) => void): () => void {
+  return watchSubscription<{ refundClaim: RefundClaim }>(CLAIM_OPERATIONS.watch, { id }, (data) => onClaim(data.refundClaim));
+}
+
 export const isFinal = (status: RefundStatus) => status === "succeeded" || status === "failed" || status === "canceled";

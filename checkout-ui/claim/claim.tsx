@@ -6,34 +6,32 @@ import { useEffect, useState } from "preact/hooks";
 import { Button, CopyButton, Field, Notice, Select } from "../components/ui.tsx";
 import { ApiError } from "../src/api.ts";
 import { money } from "../src/format.ts";
-import { POLL_MS, type RefundClaim, claimRefund, isFinal, loadRefundClaim } from "./api.ts";
+import { type RefundClaim, claimRefund, isFinal, loadRefundClaim, watchRefundClaim } from "./api.ts";
 import "./style.css";
 
-/** The refund, read again every POLL_MS until it is final. */
+/** The refund, loaded once (an unknown id is said so), then live until it has ended. */
 function useRefundClaim(id: string) {
   const [claim, setClaim] = useState<RefundClaim | null>(null);
   const [loadError, setLoadError] = useState<"missing" | "unavailable" | null>(null);
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stop: (() => void) | undefined;
     let stopped = false;
-    const read = async () => {
-      try {
-        const next = await loadRefundClaim(id);
-        if (stopped) return;
-        setClaim(next);
-        setLoadError(null);
-        if (isFinal(next.status)) return;
-      } catch (error) {
-        if (stopped) return;
-        if (error instanceof ApiError && error.code === "NOT_FOUND") return setLoadError("missing");
-        setLoadError((current) => current ?? "unavailable");
-      }
-      timer = setTimeout(read, POLL_MS);
+    const show = (next: RefundClaim) => {
+      setClaim(next);
+      // Nothing more happens to a refund that has ended.
+      if (isFinal(next.status)) stop?.();
     };
-    void read();
+    loadRefundClaim(id).then(
+      (first) => {
+        if (stopped) return;
+        show(first);
+        if (!isFinal(first.status)) stop = watchRefundClaim(id, show);
+      },
+      (error) => setLoadError(error instanceof ApiError && error.code === "NOT_FOUND" ? "missing" : "unavailable"),
+    );
     return () => {
       stopped = true;
-      clearTimeout(timer);
+      stop?.();
     };
   }, [id]);
   return { claim, setClaim, loadError };
@@ -145,7 +143,7 @@ export function RefundClaimPage(props: { id: string; container: HTMLElement }) {
     if (claim) document.title = `${STATUS_TEXT[claim.status][0]} · Your refund`;
   }, [claim?.status]);
 
-  if (loadError === "missing" || (!claim && loadError)) {
+  if (loadError) {
     return (
       <>
         <h1>{loadError === "missing" ? "Refund not found" : "Refund unavailable"}</h1>

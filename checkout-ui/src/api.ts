@@ -1,5 +1,6 @@
 // The page's only contact with the server: GraphQL over fetch (/graphql) and the live checkout
 // subscription over graphql-sse (/graphql/stream), reconnecting until closed. Same origin, no API key.
+// The refund claim page (../claim/) uses the same two.
 
 export interface AssetRef {
   assetCode: string;
@@ -109,6 +110,14 @@ export async function loadCheckout(id: string): Promise<CheckoutView> {
  * sends the current state first, so a dropped connection can never hide a final status.
  */
 export function watchCheckout(id: string, onView: (view: CheckoutView) => void): () => void {
+  return watchSubscription<{ checkout: CheckoutView }>(CHECKOUT_OPERATIONS.watch, { id }, (data) => onView(data.checkout));
+}
+
+/**
+ * Runs a subscription over graphql-sse (/graphql/stream) and calls `onData` with each result,
+ * reconnecting (with a growing pause) until the returned function is called.
+ */
+export function watchSubscription<T>(query: string, variables: Record<string, unknown>, onData: (data: T) => void): () => void {
   let stopped = false;
   let abort: AbortController | null = null;
   let failures = 0;
@@ -118,7 +127,7 @@ export function watchCheckout(id: string, onView: (view: CheckoutView) => void):
     const response = await fetch("/graphql/stream", {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ query: CHECKOUT_OPERATIONS.watch, variables: { id } }),
+      body: JSON.stringify({ query, variables }),
       signal: abort.signal,
     });
     if (!response.ok || !response.body) throw new Error(`stream answered ${response.status}`);
@@ -138,10 +147,10 @@ export function watchCheckout(id: string, onView: (view: CheckoutView) => void):
           .filter((line) => line.startsWith("data:"))
           .map((line) => line.slice(5).trimStart())
           .join("\n");
-        const result = JSON.parse(data) as GraphQLResult<{ checkout: CheckoutView }>;
-        if (result.data?.checkout) {
+        const result = JSON.parse(data) as GraphQLResult<T>;
+        if (result.data) {
           failures = 0;
-          onView(result.data.checkout);
+          onData(result.data);
         }
       }
     }

@@ -1,9 +1,11 @@
 // Refunds: the list (status and payment filters, cursor paging) and one refund's detail with its
-// timeline, its signing (Freighter, a phone wallet's QR code, or copy and paste) and Cancel. A refund
-// on its way (waiting for the payer, for a signature, or for the ledger) is read again every few
-// seconds, so the screen turns Succeeded by itself when the ledger has it, however it was signed.
+// timeline, its signing (Freighter, a phone wallet's QR code, or copy and paste) and Cancel. The
+// detail follows its refund live (the claim page's public subscription, which sends each of its
+// events), so it turns Succeeded by itself when the ledger has it, however it was signed; the payer's
+// claim sends no event, so a refund waiting for the payer is read again every few seconds, as the
+// list does while a refund on it awaits the ledger.
 import "../refunds.css";
-import { useMutation, useQuery } from "@urql/preact";
+import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useEffect, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Button, CopyButton, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
@@ -43,7 +45,7 @@ const STATUSES: [string, string][] = [
   ["canceled", "Canceled"],
 ];
 
-/** How often a refund on its way is read again (no live subscription of refunds exists yet). */
+/** How often a refund whose next move sends no event to the dashboard is read again. */
 const POLL_MS = 2000;
 
 /** Calls `refetch` every POLL_MS while `active`. */
@@ -64,7 +66,7 @@ export function Refunds() {
     variables: { ...paging.variables, status: (status || null) as Row["status"] | null, paymentId: paymentId.trim() || null },
   });
   const rows = result.data?.refunds.edges.map((e) => e.node) ?? [];
-  usePolling(rows.some((r) => refundInFlight(r.status)), () => refetch({ requestPolicy: "network-only" }));
+  usePolling(rows.some((r) => r.status === "submitted"), () => refetch({ requestPolicy: "network-only" }));
   return (
     <Page title="Refunds">
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
@@ -127,6 +129,11 @@ const REFUND = graphql(
   [REFUND_ROW],
 );
 
+/** The refund's status after each of its events (public: the claim page's subscription). */
+const REFUND_LIVE = graphql(`
+  subscription RefundLive($id: ID!) { refundClaim(id: $id) { id status } }
+`);
+
 const CANCEL_REFUND = graphql(`
   mutation CancelRefund($id: ID!) { cancelRefund(id: $id) { id status completedAt updatedAt claimUrl } }
 `);
@@ -146,7 +153,12 @@ export function RefundDetail(props: { params: { id: string } }) {
   const [result, refetch] = useQuery({ query: REFUND, variables: { id: props.params.id } });
   const [canceling, cancel] = useMutation(CANCEL_REFUND);
   const r = result.data?.refund;
-  usePolling(Boolean(r && refundInFlight(r.status)), () => refetch({ requestPolicy: "network-only" }));
+  const reread = () => refetch({ requestPolicy: "network-only" });
+  useSubscription({ query: REFUND_LIVE, variables: { id: props.params.id }, pause: !r || !refundInFlight(r.status) }, (_, pushed) => {
+    reread();
+    return pushed;
+  });
+  usePolling(r?.status === "pending_claim", reread);
   if (!r) return <Page title="Refund">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
   const mayAct = can.write(session.viewer.user.role);
   const sandbox = session.environment === "sandbox";
