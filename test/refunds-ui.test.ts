@@ -103,6 +103,7 @@ describe("refunding from the dashboard", () => {
     expect(await form.getByLabel("Amount (XLM)").inputValue()).toBe("12");
     await form.getByLabel("Reason").fill("Order returned");
     expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("refund-form"), fullPage: true });
     await form.getByRole("button", { name: "Create refund" }).click();
 
     await page.getByRole("heading", { name: /^Refund re_/ }).waitFor();
@@ -111,6 +112,14 @@ describe("refunding from the dashboard", () => {
     expect(await page.getByLabel("Transaction to sign").inputValue()).toMatch(/^AAAA/);
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath("refund-sign"), fullPage: true });
+
+    // Pasted back signed by a key other than the settlement wallet's: refused, said, nothing sent.
+    const foreign = TransactionBuilder.fromXDR(await page.getByLabel("Transaction to sign").inputValue(), Networks.TESTNET);
+    foreign.sign(Keypair.random());
+    await page.getByLabel("Signed transaction").fill(foreign.toEnvelope().toXDR("base64"));
+    await page.getByRole("button", { name: "Send the signed transaction" }).click();
+    await page.getByRole("alert").filter({ hasText: /signed_transaction_xdr/ }).waitFor();
+    expect((await readRefund(refundId)).status).toBe("requires_signature");
 
     // Freighter holds another account: the page says so, and nothing is signed or sent.
     await page.getByRole("button", { name: "Sign with Freighter" }).click();
@@ -173,6 +182,7 @@ describe("the desk for unmatched payments", () => {
     await apply.getByLabel("Payment", { exact: true }).selectOption(payment.id);
     await apply.getByLabel("Reason").fill("Paid with the order number as memo");
     expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("unmatched-apply"), fullPage: true });
     await apply.getByRole("button", { name: "Apply" }).click();
     await page.getByText(`Applied to ${payment.id}, now completed.`).waitFor();
     expect((await api("GET", `/payments/${payment.id}`)).body).toMatchObject({ status: "completed", amount_received: "8.0000000" });
@@ -194,6 +204,10 @@ describe("the desk for unmatched payments", () => {
     expect((await submit(world.wallet, tx.toEnvelope().toXDR("base64"))).hash).toBeDefined();
     await page.locator(".facts").getByText("Succeeded").waitFor();
     expect(await readRefund(refundId)).toMatchObject({ status: "succeeded", destination_address: second.publicKey() });
+    // The desk says where that deposit went, and offers nothing more for it.
+    await page.getByRole("link", { name: "Unmatched payments" }).click();
+    await page.getByRole("link", { name: `Sent back by ${refundId}` }).waitFor();
+    expect(await page.getByRole("button", { name: `Refund 5 XLM to ${second.publicKey()}` }).count()).toBe(0);
     await page.close();
   });
 });

@@ -49,7 +49,7 @@ export function RefundForm(props: { of: RefundOf; title: string; amount: string;
   }
 
   return (
-    <form class="panel" aria-label={props.title} onSubmit={submit}>
+    <form class="panel desk-form" aria-label={props.title} onSubmit={submit}>
       <h2>{props.title}</h2>
       <Field label={`Amount (${props.assetCode})`} required inputMode="decimal" value={amount} onInput={(e) => setAmount(e.currentTarget.value)} />
       <Field label="Reason" maxLength={500} value={reason} hint="Kept on the refund and in the activity log." onInput={(e) => setReason(e.currentTarget.value)} />

@@ -13,7 +13,7 @@ import { can, useSession } from "../session.tsx";
 const UNMATCHED = graphql(`
   query Unmatched($first: Int, $after: String, $last: Int, $before: String) {
     unmatchedLedgerPayments(first: $first, after: $after, last: $last, before: $before) {
-      edges { node { operationId txHash sourceAccount amount memo memoType ledgerCreatedAt asset { assetCode issuerAddress } } }
+      edges { node { operationId txHash sourceAccount amount memo memoType ledgerCreatedAt refundId asset { assetCode issuerAddress } } }
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     }
   }
@@ -38,7 +38,7 @@ export function UnmatchedPayments() {
           Applied to <Link href={`/payments/${applied.paymentId}`}>{applied.paymentId}</Link>, now {applied.status}.
         </Notice>
       )}
-      <Table caption="Unmatched ledger payments" head={["Transaction", "From", "Amount", "Memo", "When", ...(mayAct ? ["Actions"] : [])]} rows={rows.length} empty="Nothing unmatched.">
+      <Table caption="Unmatched ledger payments" head={["Transaction", "From", "Amount", "Memo", "When", "Resolution"]} rows={rows.length} empty="Nothing unmatched.">
         {rows.map((p) => (
           <tr key={p.operationId}>
             <td>
@@ -54,16 +54,26 @@ export function UnmatchedPayments() {
             <td>
               <When at={p.ledgerCreatedAt} />
             </td>
-            {mayAct && (
-              <td class="row-actions">
-                <Button aria-label={`Apply to a payment: ${formatAmount(p.amount)} ${p.asset.assetCode} from ${p.sourceAccount}`} onClick={() => (setApplied(null), setAction({ kind: "apply", row: p }))}>
-                  Apply to a payment
-                </Button>
-                <Button aria-label={`Refund ${formatAmount(p.amount)} ${p.asset.assetCode} to ${p.sourceAccount}`} onClick={() => (setApplied(null), setAction({ kind: "refund", row: p }))}>
-                  Refund
-                </Button>
-              </td>
-            )}
+            <td>
+              <div class="row-actions">
+                {p.refundId ? (
+                  <Link href={`/refunds/${p.refundId}`}>
+                    Sent back by <code>{p.refundId}</code>
+                  </Link>
+                ) : mayAct ? (
+                  <>
+                    <Button aria-label={`Apply to a payment: ${formatAmount(p.amount)} ${p.asset.assetCode} from ${p.sourceAccount}`} onClick={() => (setApplied(null), setAction({ kind: "apply", row: p }))}>
+                      Apply to a payment
+                    </Button>
+                    <Button aria-label={`Refund ${formatAmount(p.amount)} ${p.asset.assetCode} to ${p.sourceAccount}`} onClick={() => (setApplied(null), setAction({ kind: "refund", row: p }))}>
+                      Refund
+                    </Button>
+                  </>
+                ) : (
+                  <span class="muted">Open</span>
+                )}
+              </div>
+            </td>
           </tr>
         ))}
       </Table>
@@ -122,7 +132,7 @@ function ApplyForm(props: { unmatched: Unmatched; onCancel: () => void; onApplie
   const chosen = paymentId || options[0]?.id || "";
   return (
     <form
-      class="panel"
+      class="panel desk-form"
       aria-label="Apply to a payment"
       onSubmit={async (e) => {
         e.preventDefault();
@@ -143,7 +153,7 @@ function ApplyForm(props: { unmatched: Unmatched; onCancel: () => void; onApplie
         <Select
           label="Payment"
           value={chosen}
-          options={options.map((p) => [p.id, `${p.id} · ${p.amount} ${p.settlementAsset.assetCode} (received ${p.amountReceived})${p.description ? ` · ${p.description}` : ""}`])}
+          options={options.map((p) => [p.id, `${p.id} · ${formatAmount(p.amount)} ${p.settlementAsset.assetCode}, ${formatAmount(p.amountReceived)} received${p.description ? ` · ${p.description}` : ""}`])}
           onChange={setPaymentId}
         />
       )}
