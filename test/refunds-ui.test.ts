@@ -71,13 +71,13 @@ async function mockFreighter(page: Page, holding: Keypair) {
   return { hold: (key: Keypair) => (held = key), asked };
 }
 
-/** Signs the owner in afresh on `page` (the tab of a test before may have left its session). */
-async function signIn(page: Page) {
+/** Signs `who` (the owner) in afresh on `page` (the tab of a test before may have left its session). */
+async function signIn(page: Page, who = owner) {
   await browser.context.clearCookies();
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${world.t.url}/dashboard`);
-  await page.getByLabel("Email").fill(owner.email);
-  await page.getByLabel("Password").fill(owner.password);
+  await page.getByLabel("Email").fill(who.email);
+  await page.getByLabel("Password").fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("heading", { name: "Home" }).waitFor();
 }
@@ -155,6 +155,28 @@ describe("refunding from the dashboard", () => {
     await page.screenshot({ path: screenshotPath("refunds-list-390px"), fullPage: true });
     await page.getByLabel("Status").selectOption("requires_signature");
     await page.getByRole("row").filter({ hasText: refundId }).waitFor({ state: "detached" });
+    await page.close();
+  });
+});
+
+describe("who may move money", () => {
+  it("shows a developer payments and refunds without Refund, signing or Cancel (the server refuses them anyway)", async () => {
+    const payment = await paidPayment("4", "4", await fundedPayer(world.wallet));
+    // Part of it: 3 XLM stays refundable, so an owner would see Refund.
+    const refund = (await api("POST", "/refunds", { payment_id: payment.id, amount: "1" })).body;
+    expect(refund.status).toBe("requires_signature");
+    const developer = { email: "refunds-developer@merchant.test", password: "developer-refunds-1" };
+    await createUser(world.t.deps, { organizationId: world.merchant.organizationId, role: "developer", ...developer });
+    const page = await browser.context.newPage();
+    await signIn(page, developer);
+    await page.goto(`${world.t.url}/dashboard/refunds/${refund.id}`);
+    await page.locator(".facts").getByText("Needs your signature").waitFor();
+    expect(await page.getByRole("heading", { name: "Sign and send" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Cancel refund" }).count()).toBe(0);
+    await page.getByRole("link", { name: payment.id }).click();
+    await page.getByRole("heading", { name: `Payment ${payment.id}` }).waitFor();
+    await page.getByRole("region", { name: "Refunds" }).getByRole("link", { name: refund.id }).waitFor();
+    expect(await page.getByRole("button", { name: /^Refund/ }).count()).toBe(0);
     await page.close();
   });
 });
