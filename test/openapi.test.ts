@@ -212,7 +212,7 @@ describe("a walk through the API answers as documented", () => {
     expect((await call("GET", "/checkout-sessions?status=open&limit=3", { key: key() })).body.checkout_sessions.length).toBe(1);
   });
 
-  it("webhook endpoints and deliveries: create, get, list, update, rotate, test event, delivery log, retry, delete", async () => {
+  it("webhook endpoints and deliveries: create, get, list, update, rotate, test event, delivery log, retry, resend, delete", async () => {
     const created = await call("POST", "/webhook-endpoints", {
       key: key(),
       body: { url: `${receiver.url}/hooks`, enabled_events: ["payment.completed"], description: "orders" },
@@ -232,6 +232,8 @@ describe("a walk through the API answers as documented", () => {
     const log = await call("GET", `/webhook-deliveries?endpoint_id=${id}&event=webhook.test&status=succeeded`, { key: key() });
     expect(log.body.webhook_deliveries.map((d: any) => d.id)).toEqual([test.body.id]);
     expect((await call("POST", `/webhook-deliveries/${test.body.id}/retry`, { key: key() })).body.status).toBe("pending");
+    const resent = await call("POST", `/webhook-endpoints/${id}/resend`, { key: key(), body: { event_id: test.body.event_id } });
+    expect(resent.body).toMatchObject({ id: test.body.id, status: "pending" });
 
     expect((await call("DELETE", `/webhook-endpoints/${id}`, { key: key() })).body).toEqual({ id, object: "webhook_endpoint", deleted: true });
   });

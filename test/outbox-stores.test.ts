@@ -23,7 +23,7 @@ import {
   claimDueDeliveriesStatement,
   claimedDeliveryRows,
   insertDeliveriesStatement,
-  makeDeliveryDueNow,
+  askForManualAttempt,
   webhookWorkWaiting,
 } from "../src/modules/webhook-deliveries/webhook-deliveries.store.ts";
 import { endpointRows, liveEndpointsOfStatement } from "../src/modules/webhook-endpoints/webhook-endpoints.store.ts";
@@ -111,13 +111,13 @@ it("due for delivery is one rule: at the instant a lease runs out, the worker ma
   await db.webhookDelivery.update({ where: { id: delivery.id }, data: { leaseUntil: leaseEnd } });
   const justBefore = new Date(leaseEnd.getTime() - 1);
   expect((await webhookWorkWaiting(sql, justBefore)).due).toBe(false);
-  expect(await makeDeliveryDueNow(db, delivery.id, justBefore)).toBe(false);
+  expect(await askForManualAttempt(db, delivery.id, justBefore)).toBe(false);
   const [none] = await sql.direct.batch([claimDueDeliveriesStatement(sql, justBefore, leaseEnd, 10)]);
   expect(claimedDeliveryRows(sql, none!.rows)).toEqual([]);
 
   // At the very instant it runs out, both the worker's check and the manual retry agree: it is free.
   expect((await webhookWorkWaiting(sql, leaseEnd)).due).toBe(true);
-  expect(await makeDeliveryDueNow(db, delivery.id, leaseEnd)).toBe(true);
+  expect(await askForManualAttempt(db, delivery.id, leaseEnd)).toBe(true);
   const newLease = new Date(leaseEnd.getTime() + 60_000);
   const [claimed] = await sql.direct.batch([claimDueDeliveriesStatement(sql, leaseEnd, newLease, 10)]);
   const rows = claimedDeliveryRows(sql, claimed!.rows);

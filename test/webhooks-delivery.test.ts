@@ -518,3 +518,141 @@ describe("fan-out at scale", () => {
     expect(deliveries.map((d) => [d.status, d.attemptCount])).toEqual(Array(20).fill(["succeeded", 1]));
   });
 });
+
+describe("manual attempts (Retry now, Resend)", () => {
+  const retry = (id: string) => t.api("POST", `/webhook-deliveries/${id}/retry`, { key: merchant.sandboxKey });
+
+  it("makes a pending delivery's attempt at once and leaves the automatic schedule's next time and count as they were", async () => {
+    receiver.respond("/manual-pending", { status: 503, body: "" });
+    const endpoint = await createEndpoint("/manual-pending", ["payment.created"]);
+    await createPayment();
+    await t.app.webhooks.runOnce();
+    const [first] = await deliveriesOf(endpoint.id);
+    expect(first).toMatchObject({ status: "pending", attempt_count: 1 });
+    const scheduled = first.next_retry_at;
+
+    // Retry now, long before the schedule's 60 s: sent in this cycle.
+    const asked = await retry(first.id);
+    expect(asked.status).toBe(200);
+    expect(asked.body).toMatchObject({ status: "pending", attempt_count: 1, next_retry_at: scheduled });
+    await t.app.webhooks.runOnce();
+    expect(receiver.at("/manual-pending")).toHaveLength(2);
+    const [afterManual] = await deliveriesOf(endpoint.id);
+    expect(afterManual).toMatchObject({ status: "pending", attempt_count: 2, next_retry_at: scheduled, response_code: 503 });
+    expect(afterManual.attempts.map((a: any) => [a.number, a.manual])).toEqual([
+      [1, false],
+      [2, true],
+    ]);
+
+    // The schedule goes on from its own count: the next automatic attempt is its second, 300 s after.
+    t.clock.advance(Date.parse(scheduled) - t.clock.now().getTime());
+    await t.app.webhooks.runOnce();
+    const [afterAutomatic] = await deliveriesOf(endpoint.id);
+    expect(afterAutomatic).toMatchObject({ status: "pending", attempt_count: 3 });
+    expect(afterAutomatic.attempts[2].manual).toBe(false);
+    expect(Date.parse(afterAutomatic.next_retry_at) - Date.parse(afterAutomatic.attempts[2].started_at)).toBeGreaterThanOrEqual(300_000);
+    expect(Date.parse(afterAutomatic.next_retry_at) - Date.parse(afterAutomatic.attempts[2].started_at)).toBeLessThan(301_000);
+
+    // A manual attempt that succeeds ends the schedule.
+    receiver.respond("/manual-pending", 200);
+    expect((await retry(first.id)).status).toBe(200);
+    await t.app.webhooks.runOnce();
+    const [done] = await deliveriesOf(endpoint.id);
+    expect(done).toMatchObject({ status: "succeeded", attempt_count: 4, next_retry_at: null, response_code: 200 });
+    t.clock.advance(7 * 24 * 3600 * 1000);
+    await t.app.webhooks.runOnce();
+    expect(receiver.at("/manual-pending")).toHaveLength(4);
+  });
+
+  it("keeps a failed delivery failed when its manual attempt fails, with no automatic attempt added", async () => {
+    receiver.respond("/manual-failed", { status: 500, body: "" });
+    const endpoint = await createEndpoint("/manual-failed", ["payment.created"]);
+    await createPayment();
+    await t.app.webhooks.runOnce();
+    for (const delay of t.config.webhookRetryDelaysSeconds) {
+      t.clock.advance(delay * 1000);
+      await t.app.webhooks.runOnce();
+    }
+    const [failed] = await deliveriesOf(endpoint.id);
+    expect(failed).toMatchObject({ status: "failed", attempt_count: 6, next_retry_at: null });
+    expect((await retry(failed.id)).body).toMatchObject({ status: "pending" });
+    await t.app.webhooks.runOnce();
+    const [still] = await deliveriesOf(endpoint.id);
+    expect(still).toMatchObject({ status: "failed", attempt_count: 7, next_retry_at: null });
+    expect(still.attempts.at(-1).manual).toBe(true);
+    t.clock.advance(7 * 24 * 3600 * 1000);
+    await t.app.webhooks.runOnce();
+    expect(receiver.at("/manual-failed")).toHaveLength(7);
+  });
+
+  it("makes one attempt in all for many Retry now requests at once (repeated), each answered 200", async () => {
+    receiver.respond("/manual-race", { status: 500, body: "" });
+    const endpoint = await createEndpoint("/manual-race", ["payment.created"]);
+    await createPayment();
+    await t.app.webhooks.runOnce();
+    const [delivery] = await deliveriesOf(endpoint.id);
+    for (let round = 1; round <= 10; round++) {
+      const answers = await Promise.all(Array.from({ length: 8 }, () => retry(delivery.id)));
+      expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+      await t.app.webhooks.runOnce();
+      await t.app.webhooks.runOnce();
+      expect(receiver.at("/manual-race")).toHaveLength(1 + round);
+      const [now] = await deliveriesOf(endpoint.id);
+      expect(now).toMatchObject({ status: "pending", attempt_count: 1 + round });
+    }
+  });
+
+  it("resends any event to an endpoint that subscribes to it, lists events with their deliveries, and refuses the rest", async () => {
+    const own = await t.createMerchant();
+    const payment = await createPayment(own.sandboxKey);
+    // Created after the event: it never had it.
+    const later = await createEndpoint("/resend-later", ["payment.created"], own.sandboxKey);
+    const other = await createEndpoint("/resend-other", ["invoice.paid"], own.sandboxKey);
+    await t.app.webhooks.runOnce();
+    expect(receiver.at("/resend-later")).toHaveLength(0);
+
+    const events = await t.graphql(
+      `query($type: String) { webhookEvents(first: 10, type: $type) { edges { node { id type resourceId payload deliveries { id } } } } }`,
+      { type: "payment.created" },
+      own.sandboxKey,
+    );
+    const [event] = events.body.data.webhookEvents.edges.map((e: any) => e.node);
+    expect(event).toMatchObject({ type: "payment.created", resourceId: payment.id, deliveries: [] });
+    expect(JSON.parse(event.payload)).toMatchObject({ id: event.id, event: "payment.created", data: { id: payment.id } });
+    const none = await t.graphql(`{ webhookEvents(first: 10, type: "invoice.paid") { edges { node { id } } } }`, {}, own.sandboxKey);
+    expect(none.body.data.webhookEvents.edges).toEqual([]);
+
+    const refused = await t.api("POST", `/webhook-endpoints/${other.id}/resend`, { key: own.sandboxKey, body: { event_id: event.id } });
+    expect(refused).toMatchObject({ status: 409, body: { error: "Endpoint does not subscribe to payment.created" } });
+    const bad = await t.api("POST", `/webhook-endpoints/${later.id}/resend`, { key: own.sandboxKey, body: {} });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/event_id/);
+    const foreign = await t.api("POST", `/webhook-endpoints/${later.id}/resend`, { key: merchant.sandboxKey, body: { event_id: event.id } });
+    expect(foreign.status).toBe(404);
+
+    const resent = await t.graphql(
+      `mutation($e: ID!, $w: ID!) { resendWebhookEvent(eventId: $e, endpointId: $w) { id status attemptCount } }`,
+      { e: event.id, w: later.id },
+      own.sandboxKey,
+    );
+    expect(resent.body.data.resendWebhookEvent).toMatchObject({ status: "pending", attemptCount: 0 });
+    await t.app.webhooks.runOnce();
+    const [sent] = receiver.at("/resend-later");
+    expect(JSON.parse(sent!.rawBody)).toMatchObject({ id: event.id, data: { id: payment.id } });
+
+    // Resend of a delivered event: one more (manual) attempt on its delivery.
+    const again = await t.api("POST", `/webhook-endpoints/${later.id}/resend`, { key: own.sandboxKey, body: { event_id: event.id } });
+    expect(again).toMatchObject({ status: 200, body: { id: resent.body.data.resendWebhookEvent.id, status: "pending", attempt_count: 1 } });
+    await t.app.webhooks.runOnce();
+    expect(receiver.at("/resend-later")).toHaveLength(2);
+    const listed = await t.graphql(
+      `{ webhookEvents(first: 10) { edges { node { id deliveries { status attemptCount attempts { number manual } } } } } }`,
+      {},
+      own.sandboxKey,
+    );
+    const node = listed.body.data.webhookEvents.edges.map((e: any) => e.node).find((n: any) => n.id === event.id);
+    expect(node.deliveries).toEqual([
+      { status: "succeeded", attemptCount: 2, attempts: [{ number: 1, manual: false }, { number: 2, manual: true }] },
+    ]);
+  });
+});

@@ -13,6 +13,7 @@ import "../modules/payment-links/payment-links.graphql.ts";
 import "../modules/invoices/invoices.graphql.ts";
 import "../modules/webhook-endpoints/webhook-endpoints.graphql.ts";
 import "../modules/webhook-deliveries/webhook-deliveries.graphql.ts";
+import "../modules/webhook-deliveries/webhook-events.graphql.ts";
 import "../modules/checkout/checkout.graphql.ts";
 import "../modules/mail/mail.graphql.ts";
 import "../modules/api-keys/api-keys.graphql.ts";

@@ -74,6 +74,16 @@ interface QueuedRecord {
 /** How long a result waits for others to be recorded with it; sending is never delayed by it. */
 const RECORD_LINGER_MS = 20;
 
+/**
+ * An attempt asked for by hand (Retry now, Resend) that the schedule would not have made then: one
+ * due by the schedule as well counts as the schedule's.
+ */
+function isManualAttempt(delivery: WebhookDelivery, startedAt: Date): boolean {
+  if (delivery.manualRetryAt === null) return false;
+  const scheduledDue = delivery.status === "pending" && delivery.nextRetryAt !== null && delivery.nextRetryAt <= startedAt;
+  return !scheduledDue;
+}
+
 /** Some deliveries of a grouped update were recorded by another worker: redo the batch row by row. */
 class TakenOverError extends Error {}
 
@@ -354,16 +364,23 @@ export class WebhookDispatcher {
       seen.add(delivery.id);
       const number = delivery.attemptCount + 1;
       const succeeded = attempt.error === null;
-      const retryIn = succeeded || number > delays.length ? null : delays[number - 1]! * 1000;
-      const status = succeeded ? "succeeded" : retryIn === null ? "failed" : "pending";
-      const nextRetryAt = retryIn === null ? null : new Date(finishedAt.getTime() + retryIn);
-      const key = grouped ? JSON.stringify([number, status, retryIn, attempt.status, attempt.responseBody, attempt.error]) : delivery.id;
+      const manual = isManualAttempt(delivery, attempt.startedAt);
+      const manualAttempts = delivery.manualAttempts + (manual ? 1 : 0);
+      // The schedule counts automatic attempts only: a manual one leaves its next time and count as they were.
+      const automaticNumber = number - manualAttempts;
+      const retryIn = succeeded || manual || automaticNumber > delays.length ? null : delays[automaticNumber - 1]! * 1000;
+      const nextRetryAt = succeeded ? null : manual ? delivery.nextRetryAt : retryIn === null ? null : new Date(finishedAt.getTime() + retryIn);
+      const status = succeeded ? "succeeded" : nextRetryAt === null ? "failed" : "pending";
+      const key = grouped
+        ? JSON.stringify([number, manualAttempts, status, nextRetryAt, attempt.status, attempt.responseBody, attempt.error])
+        : delivery.id;
       const group = groups.get(key) ?? {
         ids: [],
         attemptsBefore: delivery.attemptCount,
         result: {
           status,
           attemptCount: number,
+          manualAttempts,
           nextRetryAt,
           responseCode: attempt.status,
           responseBody: attempt.responseBody,
@@ -381,9 +398,10 @@ export class WebhookDispatcher {
         responseCode: attempt.status,
         responseBody: attempt.responseBody,
         error: attempt.error,
+        manual,
       });
       if (!succeeded) {
-        logger.info("webhook attempt failed", { deliveryId: delivery.id, attempt: number, deliveryStatus: status, error: attempt.error });
+        logger.info("webhook attempt failed", { deliveryId: delivery.id, attempt: number, manual, deliveryStatus: status, error: attempt.error });
       }
     }
     const updates = [...groups.values()];

@@ -5,7 +5,9 @@
 // transaction (recordEvent's callers hold one) is the one Prisma write left.
 import type { ExpressionBuilder } from "kysely";
 import type { Event } from "../../generated/sqlite/client.ts";
+import { type Scope as CallerScope, inScope } from "../../context.ts";
 import { type Db, type Tx, typedSql } from "../../db/client.ts";
+import { type InScope, type Page, type PageRequest, listOf } from "../../db/list-page.ts";
 import type { Row, Statement } from "../../db/direct-sql.ts";
 import { type DB, type TypedSql, dialectOf, everyColumn, inListParam, insertJsonRows, preparedQuery } from "../../db/typed-sql.ts";
 
@@ -224,3 +226,25 @@ export async function deleteFannedOutEventsBefore(db: Db, cutoff: Date, after: n
   const done = window.length < limit || window.some((e) => e.createdAt >= cutoff);
   return { deleted: deleted!.changes, lastSeq: window.at(-1)?.seq ?? after, done };
 }
+
+// ---- the Events screen (events.graphql.ts)
+
+/** The scope's event `id`, or null. */
+export const findEvent = (db: Db, scope: Pick<CallerScope, "organizationId" | "environment">, id: string): Promise<Event | null> =>
+  db.event.findFirst({ where: { id, ...inScope(scope) } });
+
+export interface EventFilters {
+  /** the event kind */
+  type?: string | null;
+}
+
+/** The scope's events, newest first (by seq, which is commit order near enough), of one kind if asked. */
+const eventsMatching = listOf<"Event", InScope<EventFilters>>({
+  table: "Event",
+  where: (eb, f) => eb.and({ ...inScope(f), type: f.type }),
+  order: { time: "seq", key: "id" },
+});
+
+/** A page of the scope's events. */
+export const listEvents = (db: Db, scope: Pick<CallerScope, "organizationId" | "environment">, filters: EventFilters, page: PageRequest): Promise<Page<Event>> =>
+  eventsMatching(typedSql(db), { ...inScope(scope), ...filters }, page);

@@ -16,6 +16,7 @@ builder.prismaObject("WebhookAttempt", {
     responseCode: t.exposeInt("responseCode", { nullable: true }),
     responseBody: t.exposeString("responseBody", { nullable: true }),
     error: t.exposeString("error", { nullable: true }),
+    manual: t.exposeBoolean("manual", { description: "asked for by hand (Retry now, Resend): not counted by the automatic schedule" }),
   }),
 });
 
@@ -63,7 +64,8 @@ builder.mutationFields((t) => ({
   retryWebhookDelivery: t.prismaField({
     ...needs("developer"),
     type: "WebhookDelivery",
-    description: "makes the delivery due now; the dispatcher sends it at once",
+    description:
+      "Retry now: one manual attempt, sent at once; the automatic schedule (next time, count) is unchanged, and requests made together make one attempt",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_query, _root, { id }, ctx) => retryWebhookDelivery(requireService(ctx), String(id)),
   }),

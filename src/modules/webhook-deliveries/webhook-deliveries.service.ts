@@ -11,9 +11,17 @@ import { eventRow } from "../events/events.service.ts";
 import { insertEventInTransaction } from "../events/events.store.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
 import { paymentEvent } from "../payments/payments.view.ts";
-import { getWebhookEndpoint } from "../webhook-endpoints/webhook-endpoints.service.ts";
 import type { DeliveryStatus } from "./webhook-deliveries.inputs.ts";
-import { type DeliveryWithAttempts, findWebhookDelivery, insertDeliveryInTransaction, makeDeliveryDueNow } from "./webhook-deliveries.store.ts";
+import { takesEvent } from "../events/event-kinds.ts";
+import { findEvent } from "../events/events.store.ts";
+import { getWebhookEndpoint, isLive, subscribedEvents } from "../webhook-endpoints/webhook-endpoints.service.ts";
+import {
+  type DeliveryWithAttempts,
+  askForManualAttempt,
+  findDeliveryOf,
+  findWebhookDelivery,
+  insertDeliveryInTransaction,
+} from "./webhook-deliveries.store.ts";
 
 export async function getWebhookDelivery(ctx: ServiceContext, id: string): Promise<DeliveryWithAttempts> {
   const delivery = await findWebhookDelivery(ctx.db, ctx.scope, id);
@@ -22,13 +30,57 @@ export async function getWebhookDelivery(ctx: ServiceContext, id: string): Promi
 }
 
 /**
- * Makes a delivery due now (a failed one becomes pending again for one more attempt). Refused while
- * a worker holds it: that attempt's result is about to be recorded.
+ * Retry now: one manual attempt, made by the worker at once (the write wakes it). It is pending until
+ * made; the automatic schedule (its next time, its count) stays as it was. Requests made together
+ * make one attempt in all: one already asked for and not yet made serves them. Refused while a
+ * worker holds the delivery: that attempt's result is about to be recorded.
  */
 export async function retryWebhookDelivery(ctx: ServiceContext, id: string): Promise<DeliveryWithAttempts> {
   await getWebhookDelivery(ctx, id);
-  if (!(await makeDeliveryDueNow(ctx.db, id, ctx.clock.now()))) throw conflict("Delivery is being sent right now");
-  return getWebhookDelivery(ctx, id);
+  const now = ctx.clock.now();
+  if (await askForManualAttempt(ctx.db, id, now)) return getWebhookDelivery(ctx, id);
+  const current = await getWebhookDelivery(ctx, id);
+  const held = current.leaseUntil !== null && current.leaseUntil > now;
+  if (current.manualRetryAt !== null && !held) return current;
+  throw conflict("Delivery is being sent right now");
+}
+
+/**
+ * Resend: sends event `eventId` to endpoint `endpointId` now. An event the endpoint was given
+ * already gets a manual attempt on its delivery (retryWebhookDelivery); otherwise the endpoint must
+ * be live and subscribe to the event's kind, and a new delivery is made, due at once.
+ */
+export async function resendWebhookEvent(ctx: ServiceContext, eventId: string, endpointId: string): Promise<DeliveryWithAttempts> {
+  const event = await findEvent(ctx.db, ctx.scope, eventId);
+  if (!event) throw notFound("Event not found");
+  const endpoint = await getWebhookEndpoint(ctx, endpointId);
+  const existing = await findDeliveryOf(ctx.db, endpoint.id, event.id);
+  if (existing) return retryWebhookDelivery(ctx, existing.id);
+  if (!isLive(endpoint)) throw conflict("Endpoint is disabled");
+  if (!takesEvent(subscribedEvents(endpoint), event.type)) throw conflict(`Endpoint does not subscribe to ${event.type}`);
+  const now = ctx.clock.now();
+  try {
+    const delivery = await ctx.db.$transaction((tx) =>
+      insertDeliveryInTransaction(tx, {
+        id: ctx.ids.newId("whd"),
+        ...inScope(ctx.scope),
+        endpointId: endpoint.id,
+        eventId: event.id,
+        eventType: event.type,
+        status: "pending" satisfies DeliveryStatus,
+        nextRetryAt: now,
+        requestPayload: deliveryBody(event),
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
+    return { ...delivery, attempts: [] };
+  } catch (error) {
+    // Made meanwhile by another Resend (the pair is unique): that delivery is the one to send.
+    const made = await findDeliveryOf(ctx.db, endpoint.id, event.id);
+    if (!made) throw error;
+    return getWebhookDelivery(ctx, made.id);
+  }
 }
 
 /** Where a sample payment is paid when the environment has no settlement wallet yet: a valid address, nobody's wallet here. */

@@ -24,11 +24,13 @@ type Deliveries = ExpressionBuilder<DB, "WebhookDelivery">;
 const leaseFree = (eb: Deliveries, now: Date) =>
   eb.or([eb("WebhookDelivery.leaseUntil", "is", null), eb("WebhookDelivery.leaseUntil", "<=", now)]);
 
-/** Due for delivery at `now`: pending, its (retry) time reached, and no worker holding it. */
+/** Due for delivery at `now`: pending with its (retry) time reached, or asked for by hand; and no worker holding it. */
 const dueForDelivery = (eb: Deliveries, now: Date) =>
   eb.and([
-    eb("WebhookDelivery.status", "=", "pending" satisfies DeliveryStatus),
-    eb("WebhookDelivery.nextRetryAt", "<=", now),
+    eb.or([
+      eb.and([eb("WebhookDelivery.status", "=", "pending" satisfies DeliveryStatus), eb("WebhookDelivery.nextRetryAt", "<=", now)]),
+      eb("WebhookDelivery.manualRetryAt", "<=", now),
+    ]),
     leaseFree(eb, now),
   ]);
 
@@ -40,22 +42,32 @@ const withAttempts = { attempts: { orderBy: { number: "asc" } } } satisfies Pris
 export const findWebhookDelivery = (db: Db, scope: Pick<Scope, "organizationId" | "environment">, id: string): Promise<DeliveryWithAttempts | null> =>
   db.webhookDelivery.findFirst({ where: { id, ...inScope(scope) }, include: withAttempts });
 
+/** The delivery of event `eventId` to endpoint `endpointId`, if one was made (the pair is unique). */
+export const findDeliveryOf = (db: Db, endpointId: string, eventId: string): Promise<WebhookDelivery | null> =>
+  db.webhookDelivery.findUnique({ where: { endpointId_eventId: { endpointId, eventId } } });
+
 /** Inserts a delivery in a Prisma transaction (the test webhook's, with its event). */
 export const insertDeliveryInTransaction = (tx: Tx, row: Prisma.WebhookDeliveryUncheckedCreateInput): Promise<WebhookDelivery> =>
   tx.webhookDelivery.create({ data: row });
 
-const dueNow = preparedQuery((q, p: { id: string; now: Date }) =>
+// A manual attempt leaves nextRetryAt (the automatic schedule's next time) as it is: the worker
+// sends it because manualRetryAt is due, and its result does not count in the schedule.
+const askManualAttempt = preparedQuery((q, p: { id: string; now: Date }) =>
   q
     .updateTable("WebhookDelivery")
-    .set({ status: "pending" satisfies DeliveryStatus, nextRetryAt: p.now, leaseUntil: null, updatedAt: p.now })
+    .set({ status: "pending" satisfies DeliveryStatus, manualRetryAt: p.now, leaseUntil: null, updatedAt: p.now })
     .where("id", "=", p.id)
+    .where("manualRetryAt", "is", null)
     .where((eb) => leaseFree(eb, p.now)),
 );
 
-/** Makes the delivery pending and due at `now`, unless a worker holds it; whether it did. */
-export async function makeDeliveryDueNow(db: Db, id: string, now: Date): Promise<boolean> {
+/**
+ * Asks for one manual attempt of the delivery now (pending until it is made), unless a worker holds
+ * it or one is asked for already (requests made together make one attempt in all); whether it did.
+ */
+export async function askForManualAttempt(db: Db, id: string, now: Date): Promise<boolean> {
   const typed = typedSql(db);
-  const [result] = await typed.direct.batch([dueNow.statement(typed, { id, now })]);
+  const [result] = await typed.direct.batch([askManualAttempt.statement(typed, { id, now })]);
   return result!.changes === 1;
 }
 
@@ -132,6 +144,7 @@ const ATTEMPT_COLUMNS = {
   responseCode: "integer",
   responseBody: "text",
   error: "text",
+  manual: "boolean",
 };
 const insertDeliveries = insertJsonRows("WebhookDelivery", DELIVERY_COLUMNS);
 const insertAttempts = insertJsonRows("WebhookAttempt", ATTEMPT_COLUMNS);
@@ -155,6 +168,7 @@ export function insertAttemptsStatement(sql: TypedSql, attempts: WebhookAttempt[
 export type DeliveryResult = {
   status: DeliveryStatus;
   attemptCount: number;
+  manualAttempts: number;
   nextRetryAt: Date | null;
   responseCode: number | null;
   responseBody: string | null;
@@ -168,6 +182,8 @@ const record = preparedQuery((q, p: DeliveryResult & { ids: unknown; attemptsBef
     .set({
       status: p.status,
       attemptCount: p.attemptCount,
+      manualAttempts: p.manualAttempts,
+      manualRetryAt: null,
       nextRetryAt: p.nextRetryAt,
       responseCode: p.responseCode,
       responseBody: p.responseBody,
@@ -194,7 +210,7 @@ export const recordResultStatement = (
 const failWithoutAttempt = preparedQuery((q, p: { id: string; attemptsBefore: number; reason: string; now: Date }) =>
   q
     .updateTable("WebhookDelivery")
-    .set({ status: "failed" satisfies DeliveryStatus, nextRetryAt: null, lastError: p.reason, leaseUntil: null, updatedAt: p.now })
+    .set({ status: "failed" satisfies DeliveryStatus, nextRetryAt: null, manualRetryAt: null, lastError: p.reason, leaseUntil: null, updatedAt: p.now })
     .where("id", "=", p.id)
     .where("attemptCount", "=", p.attemptsBefore),
 );

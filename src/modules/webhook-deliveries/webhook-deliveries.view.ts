@@ -14,6 +14,7 @@ const webhookAttemptJsonSchema = z
     response_code: z.int().nullable(),
     response_body: z.string().nullable(),
     error: z.string().nullable(),
+    manual: z.boolean().meta({ description: "asked for by hand (retry, resend): not counted by the automatic schedule" }),
   })
   .meta({ id: "WebhookAttempt" });
 
@@ -60,6 +61,7 @@ export function webhookDeliveryJson(d: DeliveryWithAttempts): WebhookDeliveryJso
       response_code: a.responseCode,
       response_body: a.responseBody,
       error: a.error,
+      manual: a.manual,
     })),
   };
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { EVENT_KINDS } from "../events/event-kinds.ts";
 import { listQuerySchema } from "../../shared/pagination.ts";
-import { descriptionSchema } from "../../shared/validation.ts";
+import { descriptionSchema, idInputSchema } from "../../shared/validation.ts";
 
 const urlSchema = z
   .string()
@@ -35,3 +35,8 @@ export type CreateWebhookEndpointInput = z.output<typeof createWebhookEndpointSc
 export type UpdateWebhookEndpointInput = z.output<typeof updateWebhookEndpointSchema>;
 
 export const listWebhookEndpointsSchema = listQuerySchema({});
+
+/** Resend: the event to send again (POST /webhook-endpoints/{id}/resend). */
+export const resendEventSchema = z.strictObject({
+  event_id: idInputSchema.min(1),
+});

@@ -1,10 +1,11 @@
 import { type Route, defineRoute } from "../../rest/router.ts";
 import { listPageJsonSchema, pageOfQuery } from "../../shared/pagination.ts";
-import { sendTestWebhook } from "../webhook-deliveries/webhook-deliveries.service.ts";
+import { resendWebhookEvent, sendTestWebhook } from "../webhook-deliveries/webhook-deliveries.service.ts";
 import { webhookDeliveryJson, webhookDeliveryJsonSchema } from "../webhook-deliveries/webhook-deliveries.view.ts";
 import {
   createWebhookEndpointSchema,
   listWebhookEndpointsSchema,
+  resendEventSchema,
   updateWebhookEndpointSchema,
 } from "./webhook-endpoints.inputs.ts";
 import {
@@ -103,6 +104,20 @@ export const webhookEndpointRoutes: Route[] = [
     response: webhookDeliveryJsonSchema,
     async handler({ ctx, params }) {
       return webhookDeliveryJson(await sendTestWebhook(ctx, params.id));
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    needs: "developer",
+    path: "/webhook-endpoints/:id/resend",
+    operationId: "resendWebhookEvent",
+    summary:
+      "Send an event to this endpoint now: a manual attempt of its delivery (the automatic schedule is unchanged), or a new delivery if the endpoint, live and subscribed to the kind, never had it",
+    body: resendEventSchema,
+    response: webhookDeliveryJsonSchema,
+    errors: { 409: "The endpoint is disabled or does not subscribe to the event's kind, or the delivery is being sent right now" },
+    async handler({ ctx, params, body }) {
+      return webhookDeliveryJson(await resendWebhookEvent(ctx, body.event_id, params.id));
     },
   }),
 ];
