@@ -165,7 +165,7 @@ describe("protocol hygiene", () => {
   }, 120_000);
 
   it("answers 404 JSON for an unknown route, inside and outside /api/v1", async () => {
-    const inside = await t.api("GET", "/refunds", { key: merchant.sandboxKey });
+    const inside = await t.api("GET", "/no_such_resources", { key: merchant.sandboxKey });
     expect(inside.status).toBe(404);
     expectErrorBody(inside, "Not found");
     const deeper = await t.api("GET", "/payments/pay_x/refunds/1", { key: merchant.sandboxKey });
