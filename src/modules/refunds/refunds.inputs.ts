@@ -1,16 +1,13 @@
 import { z } from "zod";
 import { isStellarAddress } from "../../shared/assets.ts";
 import { listQuerySchema } from "../../shared/pagination.ts";
-import { amountSchema } from "../../shared/validation.ts";
+import { amountSchema, idInputSchema } from "../../shared/validation.ts";
 import { type RefundMemoType, whyNotMemo } from "./refunds.transaction.ts";
 
 export const REFUND_STATUSES = ["pending_claim", "requires_signature", "submitted", "succeeded", "failed", "canceled"] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
 export const REFUND_MEMO_TYPES = ["id", "text", "hash"] as const satisfies readonly RefundMemoType[];
-
-/** An object's id given as input (looked up after): a prefix and 24 characters, with room to spare. */
-const idInputSchema = z.string().max(64);
 
 /** The longest reason kept (the activity log and the dashboard show it). */
 const MAX_REASON_LENGTH = 500;

@@ -78,8 +78,8 @@ export async function reauthenticate(ctx: ServiceContext, throttle: LoginThrottl
 }
 
 /**
- * For a sensitive action open to API keys too (a settlement wallet, a live key): a session user
- * gives the password (and code) again; a key goes on as before, having no password to give.
+ * For a sensitive action open to API keys too (a live key): a session user gives the password (and
+ * code) again; a key goes on as before, having no password to give.
  */
 export async function reauthenticateSessionUser(ctx: ServiceContext, throttle: LoginThrottle, input: { password?: string | null; code?: string | null; address: string }) {
   if (ctx.scope.principal.kind !== "user") return;
