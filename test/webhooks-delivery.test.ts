@@ -13,6 +13,7 @@ import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts
 import { Networks } from "@stellar/stellar-sdk";
 import { paymentJsonSchema } from "../src/modules/payments/payments.view.ts";
 import { type ReceivedWebhook, type WebhookReceiver, startWebhookReceiver } from "./support/webhook-receiver.ts";
+import { subscribeSse } from "./support/sse.ts";
 
 let t: TestApp;
 let merchant: Merchant;
@@ -654,5 +655,56 @@ describe("manual attempts (Retry now, Resend)", () => {
     expect(node.deliveries).toEqual([
       { status: "succeeded", attemptCount: 2, attempts: [{ number: 1, manual: false }, { number: 2, manual: true }] },
     ]);
+  });
+});
+
+describe("the live delivery log (webhookDeliveryChanges)", () => {
+  const watch = (endpointId: string | null, key: string) =>
+    subscribeSse(
+      t.url,
+      `subscription($e: ID) { webhookDeliveryChanges(endpointId: $e) { id status attemptCount attempts { number responseCode manual } } }`,
+      { e: endpointId },
+      { authorization: `Bearer ${key}` },
+    );
+
+  it("pushes each change of the scope's deliveries (test event, attempt, Retry now) and nothing of another endpoint or merchant", async () => {
+    receiver.respond("/live", { status: 500, body: "" });
+    const endpoint = await createEndpoint("/live", ["payment.created"]);
+    const other = await createEndpoint("/live-other", ["payment.created"]);
+    const stranger = await t.createMerchant();
+    const mine = await watch(endpoint.id, merchant.sandboxKey);
+    const theirs = await watch(null, stranger.sandboxKey);
+    expect(mine.status).toBe(200);
+    // The stream is open once its first frame could come: give the server a moment to subscribe.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const test = await t.api("POST", `/webhook-endpoints/${endpoint.id}/test`, { key: merchant.sandboxKey });
+    const pushed = async (matches: (d: any) => boolean) => {
+      for (;;) {
+        const frame = await mine.next(5000);
+        const delivery = frame.data.webhookDeliveryChanges;
+        expect(delivery.id).toBe(test.body.id);
+        if (matches(delivery)) return delivery;
+      }
+    };
+    expect(await pushed((d) => d.status === "pending" && d.attemptCount === 0)).toMatchObject({ attempts: [] });
+    await t.app.webhooks.runOnce();
+    expect(await pushed((d) => d.attemptCount === 1)).toMatchObject({ status: "pending", attempts: [{ number: 1, responseCode: 500, manual: false }] });
+
+    receiver.respond("/live", 204);
+    expect((await t.api("POST", `/webhook-deliveries/${test.body.id}/retry`, { key: merchant.sandboxKey })).status).toBe(200);
+    await t.app.webhooks.runOnce();
+    expect(await pushed((d) => d.attemptCount === 2)).toMatchObject({
+      status: "succeeded",
+      attempts: [{ number: 1 }, { number: 2, responseCode: 204, manual: true }],
+    });
+
+    // Another endpoint's delivery is not this log's; another merchant hears nothing.
+    await t.api("POST", `/webhook-endpoints/${other.id}/test`, { key: merchant.sandboxKey });
+    await t.app.webhooks.runOnce();
+    await expect(mine.next(500)).rejects.toThrow();
+    await expect(theirs.next(300)).rejects.toThrow();
+    mine.close();
+    theirs.close();
   });
 });

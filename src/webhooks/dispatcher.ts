@@ -30,6 +30,7 @@ import {
 } from "../modules/webhook-deliveries/webhook-deliveries.store.ts";
 import { isLive, resealWebhookSecrets, signingSecrets, subscribedEvents } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 import { endpointRows, endpointsByIdStatement, liveEndpointsOfStatement } from "../modules/webhook-endpoints/webhook-endpoints.store.ts";
+import { announceDeliveryChanges } from "../modules/webhook-deliveries/delivery-changes.ts";
 import { deliveryBody } from "./delivery-body.ts";
 import { type WebhookSender, sendWebhookRequest } from "./http-sender.ts";
 import { type SecretBox, secretBoxOf } from "./secret-box.ts";
@@ -421,9 +422,12 @@ export class WebhookDispatcher {
       return insertAttemptsStatement(this.sql, attempts.filter((a) => !dropped.has(a.deliveryId)));
     });
     await this.sql.direct.batch(steps);
+    // Committed: open delivery logs show the attempts now (delivery-changes.ts).
+    announceDeliveryChanges(this.deps.db, batch.map(({ delivery }) => delivery));
   }
 
   private async finishWithoutAttempt(delivery: ClaimedDelivery, reason: string): Promise<void> {
     await failDeliveryWithoutAttempt(this.sql, delivery, reason, this.deps.clock.now());
+    announceDeliveryChanges(this.deps.db, [delivery]);
   }
 }

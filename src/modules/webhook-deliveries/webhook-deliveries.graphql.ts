@@ -2,6 +2,7 @@ import { needs, builder } from "../../graphql/builder.ts";
 import type { GraphQLResolveInfo } from "graphql";
 import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
 import { type GraphQLContext, requireService } from "../../graphql/context.ts";
+import { watchDeliveryChanges } from "./delivery-changes.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 import { getWebhookDelivery, retryWebhookDelivery, sendTestWebhook } from "./webhook-deliveries.service.ts";
 import { type WebhookDeliveryFilters, listWebhookDeliveries, webhookDeliveriesIncluding } from "./webhook-deliveries.store.ts";
@@ -75,5 +76,16 @@ builder.mutationFields((t) => ({
     description: "sends a webhook.test event (sample payment, metadata service_test = \"true\") to this endpoint",
     args: { endpointId: t.arg.id({ required: true }) },
     resolve: async (_query, _root, { endpointId }, ctx) => sendTestWebhook(requireService(ctx), String(endpointId)),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  webhookDeliveryChanges: t.field({
+    type: WebhookDeliveryType,
+    description:
+      "The live delivery log: each delivery of the caller's scope (of `endpointId` if given) as it is after each change (an attempt recorded, Retry now, Resend, a test event). Ends with UNAUTHENTICATED when the credential is revoked",
+    args: { endpointId: t.arg.id() },
+    subscribe: (_root, args, ctx) => watchDeliveryChanges(ctx.deps, requireService(ctx).scope, args.endpointId ? String(args.endpointId) : null),
+    resolve: (delivery) => delivery,
   }),
 }));

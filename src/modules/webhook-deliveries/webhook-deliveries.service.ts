@@ -11,6 +11,7 @@ import { eventRow } from "../events/events.service.ts";
 import { insertEventInTransaction } from "../events/events.store.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
 import { paymentEvent } from "../payments/payments.view.ts";
+import { announceDeliveryChanges } from "./delivery-changes.ts";
 import type { DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 import { takesEvent } from "../events/event-kinds.ts";
 import { findEvent } from "../events/events.store.ts";
@@ -38,7 +39,7 @@ export async function getWebhookDelivery(ctx: ServiceContext, id: string): Promi
 export async function retryWebhookDelivery(ctx: ServiceContext, id: string): Promise<DeliveryWithAttempts> {
   await getWebhookDelivery(ctx, id);
   const now = ctx.clock.now();
-  if (await askForManualAttempt(ctx.db, id, now)) return getWebhookDelivery(ctx, id);
+  if (await askForManualAttempt(ctx.db, id, now)) return announced(ctx, await getWebhookDelivery(ctx, id));
   const current = await getWebhookDelivery(ctx, id);
   const held = current.leaseUntil !== null && current.leaseUntil > now;
   if (current.manualRetryAt !== null && !held) return current;
@@ -74,7 +75,7 @@ export async function resendWebhookEvent(ctx: ServiceContext, eventId: string, e
         updatedAt: now,
       }),
     );
-    return { ...delivery, attempts: [] };
+    return announced(ctx, { ...delivery, attempts: [] });
   } catch (error) {
     // Made meanwhile by another Resend (the pair is unique): that delivery is the one to send.
     const made = await findDeliveryOf(ctx.db, endpoint.id, event.id);
@@ -152,5 +153,11 @@ export async function sendTestWebhook(ctx: ServiceContext, endpointId: string): 
       updatedAt: now,
     });
   });
-  return { ...delivery, attempts: [] };
+  return announced(ctx, { ...delivery, attempts: [] });
+}
+
+/** Other screens of the scope show the delivery's new state (pending, its attempt asked for) at once. */
+function announced(ctx: ServiceContext, delivery: DeliveryWithAttempts): DeliveryWithAttempts {
+  announceDeliveryChanges(ctx.db, [delivery]);
+  return delivery;
 }
