@@ -10,6 +10,7 @@ import { Settings } from "./pages/settings.tsx";
 import { Team } from "./pages/team.tsx";
 import { CheckoutSessions } from "./pages/checkout-sessions.tsx";
 import { CustomerDetail, Customers } from "./pages/customers.tsx";
+import { Events } from "./pages/events.tsx";
 import { InvoiceDetail, Invoices } from "./pages/invoices.tsx";
 import { PaymentLinks } from "./pages/payment-links.tsx";
 import { PaymentDetail, Payments } from "./pages/payments.tsx";
@@ -28,6 +29,10 @@ function Developers() {
         <li>
           <Link href="/developers/webhooks">Webhooks</Link>
           <p class="muted">Endpoints that receive your events, their signing secrets and delivery logs.</p>
+        </li>
+        <li>
+          <Link href="/developers/events">Events</Link>
+          <p class="muted">Every event with its deliveries; send any of them again.</p>
         </li>
       </ul>
     </Page>
@@ -51,6 +56,7 @@ export const ROUTES: { path: string; component: ComponentType<any> }[] = [
   { path: "/developers", component: Developers },
   { path: "/developers/api-keys", component: ApiKeys },
   { path: "/developers/webhooks", component: Webhooks },
+  { path: "/developers/events", component: Events },
   { path: "/settings", component: Settings },
   { path: "/team", component: Team },
   { path: "/activity", component: Activity },

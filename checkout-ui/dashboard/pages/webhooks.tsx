@@ -1,7 +1,8 @@
 // Developers → Webhooks: endpoints (secret shown once at creation and rotation, a masked preview
 // after), Send test event, enable/disable, the events each takes, and per endpoint the delivery log
-// with the request payload, response, attempts, next retry, last error and Retry on a failed one.
-import { useMutation, useQuery } from "@urql/preact";
+// with the request payload, response, attempts, next retry, last error, Retry now on one that has not
+// succeeded and Resend on one that has. The log is live (webhookDeliveryChanges).
+import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Button, Field, Notice, Page, Pager, SecretOnce, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
@@ -127,7 +128,7 @@ const ENDPOINT = graphql(`
       edges {
         node {
           id event eventId status attemptCount nextRetryAt lastError responseCode responseBody requestPayload createdAt
-          attempts { number startedAt durationMs responseCode error }
+          attempts { number startedAt durationMs responseCode error manual }
         }
       }
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
@@ -143,6 +144,8 @@ const UPDATE = graphql(`
   }
 `);
 const RETRY = graphql(`mutation RetryDelivery($id: ID!) { retryWebhookDelivery(id: $id) { id status nextRetryAt } }`);
+// Each change of this endpoint's deliveries (an attempt recorded, here or by the worker) reloads the log.
+const DELIVERY_CHANGES = graphql(`subscription EndpointDeliveryChanges($endpointId: ID) { webhookDeliveryChanges(endpointId: $endpointId) { id status attemptCount } }`);
 
 const DELIVERY_STATUSES: [string, string][] = [
   ["", "Any status"],
@@ -165,6 +168,7 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
   const [test, sendTest] = useMutation(SEND_TEST);
   const [update, save] = useMutation(UPDATE);
   const [retry, retryDelivery] = useMutation(RETRY);
+  useSubscription({ query: DELIVERY_CHANGES, variables: { endpointId: props.params.id } }, () => refetch({ requestPolicy: "network-only" }));
   const endpoint = result.data?.webhookEndpoint;
   if (!endpoint) return <Page title="Webhook endpoint">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
   const mayEdit = can.develop(session.viewer.user.role);
@@ -196,7 +200,7 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
       }
     >
       <Notice>{errorText(test.error ?? rotation.error ?? update.error ?? retry.error)}</Notice>
-      {test.data && <Notice kind="ok">Test event queued for delivery.</Notice>}
+      {test.data && <Notice kind="ok">Test event sent: the log below shows its outcome.</Notice>}
       {secret && <SecretOnce label="New signing secret" value={secret} onDone={() => setSecret(null)} />}
       <dl class="facts">
         <dt>Status</dt>
@@ -273,13 +277,18 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
                 {d.attempts.map((a) => (
                   <li key={a.number}>
                     <When at={a.startedAt} />: {a.responseCode ?? "no response"} in {a.durationMs} ms{a.error ? `, ${a.error}` : ""}
+                    {a.manual ? " (by hand)" : ""}
                   </li>
                 ))}
               </ol>
             </details>
-            {d.status === "failed" && mayEdit && (
-              <Button aria-label={`Retry delivery ${d.id}`} onClick={async () => (await retryDelivery({ id: d.id }), refresh())}>
-                Retry
+            {mayEdit && (
+              <Button
+                aria-label={`${d.status === "succeeded" ? "Resend" : "Retry"} delivery ${d.id}`}
+                onClick={async () => (await retryDelivery({ id: d.id }), refresh())}
+                disabled={retry.fetching}
+              >
+                {d.status === "succeeded" ? "Resend" : "Retry now"}
               </Button>
             )}
           </li>
