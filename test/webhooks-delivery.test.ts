@@ -14,6 +14,7 @@ import { Networks } from "@stellar/stellar-sdk";
 import { paymentJsonSchema } from "../src/modules/payments/payments.view.ts";
 import { type ReceivedWebhook, type WebhookReceiver, startWebhookReceiver } from "./support/webhook-receiver.ts";
 import { subscribeSse } from "./support/sse.ts";
+import { createApiKey, revokeApiKey } from "../src/modules/api-keys/api-keys.service.ts";
 
 let t: TestApp;
 let merchant: Merchant;
@@ -706,5 +707,23 @@ describe("the live delivery log (webhookDeliveryChanges)", () => {
     await expect(theirs.next(300)).rejects.toThrow();
     mine.close();
     theirs.close();
+  });
+
+  it("ends with UNAUTHENTICATED once its key is revoked, and pushes nothing after", async () => {
+    const endpoint = await createEndpoint("/live-revoked", ["payment.created"]);
+    const revoking = await createApiKey(t.deps, { organizationId: merchant.organizationId, environment: "sandbox" });
+    const sub = await watch(endpoint.id, revoking);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const sent = await t.api("POST", `/webhook-endpoints/${endpoint.id}/test`, { key: merchant.sandboxKey });
+    expect((await sub.next(5000)).data.webhookDeliveryChanges.id).toBe(sent.body.id);
+
+    await revokeApiKey(t.deps, { prefix: revoking.slice(0, "pk_test_".length + 8) });
+    await t.app.webhooks.runOnce();
+    const revokedAt = Date.now();
+    const last = await sub.next(3000);
+    expect(last).toEqual({ data: null, errors: [expect.objectContaining({ message: "Unauthorized", extensions: { code: "UNAUTHENTICATED" } })] });
+    await expect(sub.next(3000)).rejects.toThrow(/ended|complete/);
+    expect(Date.now() - revokedAt).toBeLessThan(2500);
+    sub.close();
   });
 });
