@@ -72,6 +72,12 @@ it("the delivery log shows a test event's and a Retry now's outcome live; the Ev
   await summary.click();
   await page.getByText("(by hand)").waitFor();
   expect(receiver.at("/live-log")).toHaveLength(2);
+  for (const [name, width] of [["desktop", 1280], ["phone", 390]] as const) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: screenshotPath(`dashboard-delivery-log-live-${name}`), fullPage: true });
+    expect(await accessibilityViolations(page)).toEqual([]);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   // The Events screen: the event with its delivery; Resend sends it again, and the list follows.
   await page.goto(`${t.url}/dashboard/developers/events`);
