@@ -9,7 +9,8 @@ import { recordEvent } from "../src/modules/events/events.service.ts";
 import { deliveryBody } from "../src/webhooks/delivery-body.ts";
 import { sendWebhookRequest } from "../src/webhooks/http-sender.ts";
 import { WebhookDispatcher } from "../src/webhooks/dispatcher.ts";
-import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+import { type Merchant, type TestApp, dialect, startTestApp } from "./support/test-app.ts";
+import { openDatabase } from "../src/db/client.ts";
 import { Networks } from "@stellar/stellar-sdk";
 import { paymentJsonSchema } from "../src/modules/payments/payments.view.ts";
 import { type ReceivedWebhook, type WebhookReceiver, startWebhookReceiver } from "./support/webhook-receiver.ts";
@@ -707,6 +708,31 @@ describe("the live delivery log (webhookDeliveryChanges)", () => {
     await expect(theirs.next(300)).rejects.toThrow();
     mine.close();
     theirs.close();
+  });
+
+  it("hears a worker of another process on PostgreSQL (its NOTIFY at commit); SQLite is one process", async () => {
+    receiver.respond("/live-other-process", 200);
+    const own = await t.createMerchant();
+    const endpoint = await createEndpoint("/live-other-process", ["payment.created"], own.sandboxKey);
+    const sub = await watch(endpoint.id, own.sandboxKey);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await createPayment(own.sandboxKey);
+    // A worker with a database client of its own, as in another process: nothing it announces in
+    // process reaches this app's open logs.
+    const elsewhere = openDatabase(t.config.databaseUrl);
+    try {
+      const worker = new WebhookDispatcher({ ...t.deps, db: elsewhere.db });
+      await worker.runOnce();
+      expect(receiver.at("/live-other-process")).toHaveLength(1);
+      if (dialect === "postgresql") {
+        expect((await sub.next(5000)).data.webhookDeliveryChanges).toMatchObject({ status: "succeeded", attemptCount: 1 });
+      } else {
+        await expect(sub.next(1000)).rejects.toThrow();
+      }
+    } finally {
+      sub.close();
+      await elsewhere.close();
+    }
   });
 
   it("ends with UNAUTHENTICATED once its key is revoked, and pushes nothing after", async () => {

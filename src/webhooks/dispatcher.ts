@@ -10,7 +10,7 @@
 // and wakes that come while a cycle runs make one more cycle, not one each.
 import type { Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../generated/sqlite/client.ts";
 import type { Deps } from "../context.ts";
-import { typedSql } from "../db/client.ts";
+import { postgresSchema, typedSql } from "../db/client.ts";
 import type { BatchStep, Row, Statement } from "../db/direct-sql.ts";
 import type { TypedSql } from "../db/typed-sql.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -30,7 +30,7 @@ import {
 } from "../modules/webhook-deliveries/webhook-deliveries.store.ts";
 import { isLive, resealWebhookSecrets, signingSecrets, subscribedEvents } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 import { endpointRows, endpointsByIdStatement, liveEndpointsOfStatement } from "../modules/webhook-endpoints/webhook-endpoints.store.ts";
-import { announceDeliveryChanges } from "../modules/webhook-deliveries/delivery-changes.ts";
+import { announceDeliveryChanges, deliveryChangeNotices } from "../modules/webhook-deliveries/delivery-changes.ts";
 import { deliveryBody } from "./delivery-body.ts";
 import { type WebhookSender, sendWebhookRequest } from "./http-sender.ts";
 import { type SecretBox, secretBoxOf } from "./secret-box.ts";
@@ -421,6 +421,8 @@ export class WebhookDispatcher {
       const dropped = new Set(updates.filter((_, i) => results[i]!.changes === 0).flatMap((group) => group.ids));
       return insertAttemptsStatement(this.sql, attempts.filter((a) => !dropped.has(a.deliveryId)));
     });
+    // Other processes' open delivery logs hear of it when the batch commits.
+    if (config.dialect === "postgresql") steps.push(...deliveryChangeNotices(this.deps.db, postgresSchema(config.databaseUrl), batch.map(({ delivery }) => delivery)));
     await this.sql.direct.batch(steps);
     // Committed: open delivery logs show the attempts now (delivery-changes.ts).
     announceDeliveryChanges(this.deps.db, batch.map(({ delivery }) => delivery));

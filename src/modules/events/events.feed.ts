@@ -58,7 +58,14 @@ export function createEventFeed(deps: Deps & { logger: Logger }, options: EventF
     // Transactions still open at start hold seqs below the newest: watch the recent holes as gaps.
     const seen = new Set(await eventSeqsAfter(deps.db, lastSeq - BATCH));
     for (let seq = Math.max(1, lastSeq - BATCH + 1); seq < lastSeq; seq++) if (!seen.has(seq)) gaps.set(seq, Date.now());
-    if (postgres) listener = await listenForCommits(deps, () => void poll());
+    if (postgres) {
+      const schema = postgresSchema(deps.config.databaseUrl);
+      // Whatever committed while no listener was connected is read on (re)connection.
+      listener = await listenForNotifications(deps, NOTIFY_CHANNEL, {
+        onPayload: (payload) => payload === schema && void poll(),
+        onConnect: () => void poll(),
+      });
+    }
     ready = true;
     schedule();
   }
@@ -142,16 +149,21 @@ export function createEventFeed(deps: Deps & { logger: Logger }, options: EventF
   };
 }
 
-interface PostgresListener {
+export interface PostgresListener {
   close(): Promise<void>;
 }
 
 /**
- * LISTEN on a dedicated connection. The trigger that notifies is the migration's
- * (prisma/migrations/postgresql/0005_event_notify_trigger): its payload is the schema's name.
+ * LISTEN to `channel` on a dedicated connection, reconnecting when it is lost. The outbox's channel
+ * is notified by the migration's trigger (prisma/migrations/postgresql/0005_event_notify_trigger),
+ * with the schema's name as payload; the live delivery log's by the webhook worker
+ * (webhook-deliveries/delivery-changes.ts).
  */
-async function listenForCommits(deps: Deps & { logger: Logger }, wake: () => void): Promise<PostgresListener> {
-  const schema = postgresSchema(deps.config.databaseUrl);
+export async function listenForNotifications(
+  deps: Deps & { logger: Logger },
+  channel: string,
+  handlers: { onPayload(payload: string): void; onConnect?(): void },
+): Promise<PostgresListener> {
   const url = new URL(deps.config.databaseUrl);
   url.searchParams.delete("schema");
   let client: pg.Client | null = null;
@@ -167,14 +179,11 @@ async function listenForCommits(deps: Deps & { logger: Logger }, wake: () => voi
       if (!closed) retry = setTimeout(() => void connect().catch(() => undefined), 1000);
     });
     await next.connect();
-    next.on("notification", (message) => {
-      if (message.payload === schema) wake();
-    });
-    await next.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    next.on("notification", (message) => handlers.onPayload(message.payload ?? ""));
+    await next.query(`LISTEN ${channel}`);
     if (closed) return void (await next.end());
     client = next;
-    // Whatever committed while no listener was connected is read now.
-    wake();
+    handlers.onConnect?.();
   }
 
   await connect();

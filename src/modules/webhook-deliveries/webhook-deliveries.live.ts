@@ -3,7 +3,9 @@
 import type { Deps, Scope } from "../../context.ts";
 import { type CredentialWatch, createCredentialWatch } from "../../gate/credentials.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { type DeliveryChangeListener, listenToDeliveryChanges } from "./delivery-changes.ts";
+import { postgresSchema } from "../../db/client.ts";
+import { type PostgresListener, listenForNotifications } from "../events/events.feed.ts";
+import { DELIVERY_CHANGES_CHANNEL, type DeliveryChangeListener, announceNotice, listenToDeliveryChanges } from "./delivery-changes.ts";
 import { type DeliveryWithAttempts, findWebhookDelivery } from "./webhook-deliveries.store.ts";
 
 /** What the stream hands out last when the credential was revoked: the field answers UNAUTHENTICATED. */
@@ -12,16 +14,40 @@ export const DELIVERIES_CREDENTIAL_REVOKED = Symbol("credential revoked");
 // One credential watch per database client, shared by every open log (it reads once a second while any is open).
 const watches = new WeakMap<object, CredentialWatch>();
 
+/** On PostgreSQL, one LISTEN connection per database client while any log is open: other processes' workers. */
+const notices = new WeakMap<object, { open: number; listening: Promise<PostgresListener> }>();
+
+async function hearOtherProcesses(deps: Deps & { logger: Logger }): Promise<() => void> {
+  if (deps.config.dialect !== "postgresql") return () => {};
+  const schema = postgresSchema(deps.config.databaseUrl);
+  let shared = notices.get(deps.db);
+  if (!shared) {
+    const listening = listenForNotifications(deps, DELIVERY_CHANGES_CHANNEL, { onPayload: (payload) => announceNotice(deps.db, schema, payload) });
+    notices.set(deps.db, (shared = { open: 0, listening }));
+    listening.catch(() => notices.get(deps.db) === shared && notices.delete(deps.db));
+  }
+  const mine = shared;
+  mine.open++;
+  await mine.listening;
+  return () => {
+    if (--mine.open > 0) return;
+    if (notices.get(deps.db) === mine) notices.delete(deps.db);
+    void mine.listening.then((listener) => listener.close());
+  };
+}
+
 /**
  * The caller's deliveries (of `endpointId` if given) as each changes, read again when it does.
  * Changes that come while one is read are taken together, once per delivery. Ends with
  * UNAUTHENTICATED within about a second of the credential's revocation, as other streams do.
  */
-export function watchDeliveryChanges(
+export async function watchDeliveryChanges(
   deps: Deps & { logger: Logger },
   scope: Scope,
   endpointId: string | null,
-): AsyncIterableIterator<DeliveryWithAttempts | typeof DELIVERIES_CREDENTIAL_REVOKED> {
+): Promise<AsyncIterableIterator<DeliveryWithAttempts | typeof DELIVERIES_CREDENTIAL_REVOKED>> {
+  // Listening before the stream starts: nothing committed after this is missed.
+  const stopHearing = await hearOtherProcesses(deps);
   const credentials = watches.get(deps.db) ?? createCredentialWatch(deps);
   watches.set(deps.db, credentials);
   const changed = new Set<string>();
@@ -50,6 +76,7 @@ export function watchDeliveryChanges(
     closed = true;
     unlisten();
     unwatch();
+    stopHearing();
     wake();
   };
   const ready: DeliveryWithAttempts[] = [];
