@@ -23,11 +23,16 @@ const AT_ONCE = Math.max(1, availableParallelism() - 1);
 const WAIT_MS = 3_000;
 const MAX_WAITING = 64;
 
-const busy = () => tooManyRequests("Too many sign-ins at once; try again in a few seconds");
+export const busy = () => tooManyRequests("Too many sign-ins at once; try again in a few seconds");
 
 class Turns {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
+
+  /** Whether a caller would get a turn or a place in line now. */
+  hasRoom(): boolean {
+    return this.running < AT_ONCE || this.waiting.length < MAX_WAITING;
+  }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.running < AT_ONCE) this.running++;
@@ -59,6 +64,12 @@ class Turns {
 }
 
 const argon2 = new Turns();
+
+/**
+ * Whether argon2 could take one more caller now. Asked before a sign-in attempt takes its points: in
+ * a flood, the callers who would only be refused as busy cost no budget reads or writes either.
+ */
+export const passwordWorkHasRoom = () => argon2.hasRoom();
 
 /** The PHC string of a new password; RATE_LIMITED when argon2 is too busy to run it soon. */
 export const hashPassword = (password: string) => argon2.run(() => hash(password, COST));

@@ -2,7 +2,7 @@
 // live key): the password, and the code with two-factor sign-in on. Failures count as failed logins.
 import type { ServiceContext } from "../../context.ts";
 import { badRequest, tooManyRequests, unauthorized } from "../../errors.ts";
-import { MAX_PASSWORD_LENGTH, verifyPassword } from "./passwords.ts";
+import { MAX_PASSWORD_LENGTH, busy, passwordWorkHasRoom, verifyPassword } from "./passwords.ts";
 import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";
 import { sessionOf } from "./session-user.ts";
 import { userById } from "./users.store.ts";
@@ -29,8 +29,12 @@ export interface AllowedAttempt {
 /** A wait in words a person reads: minutes past a minute. */
 const waitInWords = (seconds: number) => (seconds < 60 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`);
 
-/** Takes an attempt from the throttle, or RATE_LIMITED with `what` and the wait. */
+/**
+ * Takes an attempt from the throttle, or RATE_LIMITED with `what` and the wait; or, when argon2 has
+ * no room for one more caller, RATE_LIMITED as busy before anything is taken.
+ */
 export async function takeAttempt(throttle: LoginThrottle, email: string, address: string, what: string): Promise<AllowedAttempt> {
+  if (!passwordWorkHasRoom()) throw busy();
   const attempt = await throttle.attempt(email, address);
   if (!attempt.allowed) throw tooManyRequests(`${what}; try again in ${waitInWords(attempt.retryAfterSeconds)}`);
   return attempt;
