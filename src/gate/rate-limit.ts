@@ -278,6 +278,9 @@ export function createRateLimits(config: Config): RateLimits {
   };
 }
 
+/** A budget an attempt spends from: its limiter, the key it counts under, its points per window. */
+type LoginBudget = [RateLimiterAbstract, string, number];
+
 function createLoginThrottle(store: Store): LoginThrottle {
   const window = (points: number) => ({ points, duration: LOGIN_BUDGETS.windowSeconds });
   const exact = { exact: true };
@@ -294,10 +297,10 @@ function createLoginThrottle(store: Store): LoginThrottle {
       const address = addressBucket(rawAddress);
       const pair = `${email} ${address}`;
       const knownAddress = (await quietly(known.get(pair))) !== null;
-      const budgets: [RateLimiterAbstract, string, number][] = [
+      const budgets: LoginBudget[] = [
         [byAddress, address, LOGIN_BUDGETS.perAddress],
         [byPair, pair, LOGIN_BUDGETS.perEmailAndAddress],
-        ...(knownAddress ? [] : [[byEmail, email, LOGIN_BUDGETS.perEmail] as [RateLimiterAbstract, string, number]]),
+        ...(knownAddress ? [] : [[byEmail, email, LOGIN_BUDGETS.perEmail] satisfies LoginBudget]),
       ];
       const spent = await Promise.all(budgets.map(([limiter, key]) => quietly(limiter.consume(key))));
       const giveBackExcept = (kept?: RateLimiterAbstract) =>
@@ -308,7 +311,7 @@ function createLoginThrottle(store: Store): LoginThrottle {
         return res && res.consumedPoints > limit ? [decision(limit, res, false)] : [];
       });
       if (refusals.length) {
-        // Refused before any work: a refused attempt spends nothing (else a flood would keep the window open).
+        // Refused before any work: its points go back, so that the counts stay the attempts evaluated.
         await giveBack();
         return { allowed: false, retryAfterSeconds: Math.max(...refusals.map((d) => d.retryAfterSeconds)) };
       }
