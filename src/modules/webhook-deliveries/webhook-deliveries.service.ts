@@ -62,18 +62,7 @@ export async function resendWebhookEvent(ctx: ServiceContext, eventId: string, e
   const now = ctx.clock.now();
   try {
     const delivery = await ctx.db.$transaction((tx) =>
-      insertDeliveryInTransaction(tx, {
-        id: ctx.ids.newId("whd"),
-        ...inScope(ctx.scope),
-        endpointId: endpoint.id,
-        eventId: event.id,
-        eventType: event.type,
-        status: "pending" satisfies DeliveryStatus,
-        nextRetryAt: now,
-        requestPayload: deliveryBody(event),
-        createdAt: now,
-        updatedAt: now,
-      }),
+      insertDeliveryInTransaction(tx, dueDeliveryRow(ctx, endpoint.id, event, now)),
     );
     return announced(ctx, { ...delivery, attempts: [] });
   } catch (error) {
@@ -82,6 +71,22 @@ export async function resendWebhookEvent(ctx: ServiceContext, eventId: string, e
     if (!made) throw error;
     return getWebhookDelivery(ctx, made.id);
   }
+}
+
+/** A delivery of `event` to one endpoint, made by hand (Resend, Send test event): pending and due now. */
+function dueDeliveryRow(ctx: ServiceContext, endpointId: string, event: Parameters<typeof deliveryBody>[0] & { id: string; type: string }, now: Date) {
+  return {
+    id: ctx.ids.newId("whd"),
+    ...inScope(ctx.scope),
+    endpointId,
+    eventId: event.id,
+    eventType: event.type,
+    status: "pending" satisfies DeliveryStatus,
+    nextRetryAt: now,
+    requestPayload: deliveryBody(event),
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /** Where a sample payment is paid when the environment has no settlement wallet yet: a valid address, nobody's wallet here. */
@@ -140,18 +145,7 @@ export async function sendTestWebhook(ctx: ServiceContext, endpointId: string): 
   // Born fanned out: the worker gives it to no endpoint; its one delivery is made here.
   const delivery = await ctx.db.$transaction(async (tx) => {
     const event = await insertEventInTransaction(tx, { ...row, fannedOutAt: row.createdAt });
-    return insertDeliveryInTransaction(tx, {
-      id: ctx.ids.newId("whd"),
-      ...inScope(ctx.scope),
-      endpointId: endpoint.id,
-      eventId: event.id,
-      eventType: event.type,
-      status: "pending" satisfies DeliveryStatus,
-      nextRetryAt: now,
-      requestPayload: deliveryBody(event),
-      createdAt: now,
-      updatedAt: now,
-    });
+    return insertDeliveryInTransaction(tx, dueDeliveryRow(ctx, endpoint.id, event, now));
   });
   return announced(ctx, { ...delivery, attempts: [] });
 }
