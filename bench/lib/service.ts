@@ -34,7 +34,7 @@ export interface ServiceUnderTest {
   stop(): Promise<void>;
 }
 
-/** GraphQL `payment(id)` as #14 measures it (bench:one-home, bench/floor.ts, test/prisma-off-hot-paths.test.ts). */
+/** GraphQL `payment(id)` as #14 and #29 measure it (bench:one-home, bench:reads, test/prisma-off-hot-paths.test.ts). */
 export const GRAPHQL_PAYMENT_QUERY = "query ($id: ID!) { payment(id: $id) { id amount status description metadata checkoutUrl createdAt expiresAt } }";
 
 /** The body of that query for payment `id`. */
