@@ -48,6 +48,8 @@ describe("two-factor sign-in", () => {
     const recovery: string[] = confirmed.body.data.confirmTwoFactor;
     expect(recovery).toHaveLength(10);
     expect(new Set(recovery).size).toBe(10);
+    // Read off paper and typed: groups of four with none of the look-alikes 0/O, 1/l/I.
+    for (const code of recovery) expect(code).toMatch(/^[2-9a-hjkmnp-z]{4}-[2-9a-hjkmnp-z]{4}-[2-9a-hjkmnp-z]{4}$/);
     const hashes = (await t.database.db.user.findUniqueOrThrow({ where: { id: user.userId } })).recoveryCodeHashes!;
     for (const code of recovery) expect(hashes).not.toContain(code);
 
@@ -74,7 +76,9 @@ describe("two-factor sign-in", () => {
     expect(withRecovery.body.data.login.user.id).toBe(user.userId);
     expect(withRecovery.headers.get("set-cookie")).toMatch(/^sp_session=/);
     expect(errorOf((await login({ code: recovery[3] })).body)?.message).toBe("Invalid code");
-    expect(JSON.parse((await t.database.db.user.findUniqueOrThrow({ where: { id: user.userId } })).recoveryCodeHashes!)).toHaveLength(9);
+    // Typed as people type it: upper case, without the dashes.
+    expect((await login({ code: ` ${recovery[5]!.toUpperCase().replaceAll("-", " ")} ` })).body.data.login.user.id).toBe(user.userId);
+    expect(JSON.parse((await t.database.db.user.findUniqueOrThrow({ where: { id: user.userId } })).recoveryCodeHashes!)).toHaveLength(8);
 
     // Off, with the password and a code (not without either).
     const DISABLE = `mutation($p: String!, $c: String!) { disableTwoFactor(password: $p, code: $c) }`;

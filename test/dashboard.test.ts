@@ -3,6 +3,7 @@
 // endpoint with its test event delivered and a failed delivery retried, an invoice sent by email
 // (a real SMTP server receives it) and paid through the checkout on the simulated network while the
 // payments list turns it completed live. Screenshots go to test/artifacts/ (README "Dashboard").
+import { readFileSync } from "node:fs";
 import { Networks } from "@stellar/stellar-sdk";
 import { Secret, TOTP } from "otpauth";
 import type { Page } from "playwright-core";
@@ -381,7 +382,25 @@ describe("two-factor sign-in in the dashboard", () => {
     await page.getByRole("heading", { name: "Home" }).waitFor();
     await go(page, "Your account");
     await turnOnTwoFactor(page);
+    expect(await page.title()).toBe("Your account · Test Merchant · Dashboard");
+    // Copy and Download give the codes as shown (no look-alike characters), one a line.
+    const shown = await page.getByRole("region", { name: "Recovery codes" }).locator("li code").allTextContents();
+    for (const code of shown) expect(code).not.toMatch(/[01oli]/i);
+    await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.url });
+    await page.getByRole("button", { name: "Copy recovery codes" }).click();
+    await page.getByRole("button", { name: "Copied recovery codes" }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown.join("\n"));
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download recovery codes" }).click()]);
+    expect(download.suggestedFilename()).toBe("stellar-pay-recovery-codes.txt");
+    const file = readFileSync((await download.path())!, "utf8");
+    expect(file).toContain(`for ${secureOwner.email} (Test Merchant)`);
+    expect(file.trim().split("\n").slice(-10)).toEqual(shown);
+    expect(await accessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath("dashboard-two-factor-recovery-codes"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("dashboard-two-factor-recovery-codes-390"), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByRole("button", { name: "I have saved them" }).click();
     await page.getByText("On: signing in asks for a code").waitFor();
 

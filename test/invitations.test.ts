@@ -72,8 +72,14 @@ describe("invitations", () => {
     expect(stored).toMatchObject({ kind: "invitation", recipient: email, status: "pending" });
     expect(stored!.textBody).not.toContain("token=");
     const [mail] = await mailTo(email);
-    expect(mail!.subject).toBe("You are invited to a Stellar Pay dashboard");
+    expect(mail!.subject).toBe(`${admin.email} invited you to Test Merchant on Stellar Pay`);
+    expect(mail!.text).toContain(`${admin.email} invited you to join Test Merchant's Stellar Pay dashboard as developer.`);
     const token = tokenIn(mail!.text, "accept-invite");
+    // The accept page names the organization, the inviter and the role, to whoever holds the link (no session).
+    const PREVIEW = `query($token: String!) { invitationPreview(token: $token) { organizationName inviterEmail email role } }`;
+    const preview = await postGraphQL(t, { query: PREVIEW, variables: { token } });
+    expect(preview.body).toEqual({ data: { invitationPreview: { organizationName: "Test Merchant", inviterEmail: admin.email, email, role: "developer" } } });
+    expect(messageOf((await postGraphQL(t, { query: PREVIEW, variables: { token: `${token}x` } })).body)).toBe("token is not a valid invitation link");
     const row = await t.database.db.invitation.findUniqueOrThrow({ where: { id: invitation.id } });
     expect(row.tokenHash).not.toContain(token);
     expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBe(INVITATION_TTL_MS);
@@ -93,6 +99,7 @@ describe("invitations", () => {
     const again = await postGraphQL(t, { query: ACCEPT, variables: { token, password: "another-password-here" } });
     expect(codeOf(again.body)).toBe("BAD_REQUEST");
     expect(messageOf(again.body)).toBe("token: this invitation has already been used; sign in instead");
+    expect(messageOf((await postGraphQL(t, { query: PREVIEW, variables: { token } })).body)).toBe("token: this invitation has already been used; sign in instead");
     expect((await owner.graphql(PENDING)).body.data.invitations.map((i: any) => i.id)).not.toContain(invitation.id);
   });
 
@@ -143,7 +150,7 @@ describe("invitations", () => {
     tokenIn(invitation?.text, "accept-invite");
     const [notice] = await mailTo(elsewhere.email);
     expect(notice!.subject).toBe(invitation!.subject);
-    expect(notice!.text).toContain("Someone tried to invite this address to another Stellar Pay dashboard as admin.");
+    expect(notice!.text).toContain(`${owner.email} tried to invite this address to Test Merchant's Stellar Pay dashboard as admin.`);
     expect(notice!.text).not.toMatch(/token=|accept-invite|http/);
     // Their account is untouched.
     expect(await t.database.db.user.findUniqueOrThrow({ where: { id: elsewhere.userId } })).toMatchObject({ organizationId: other.organizationId, role: "viewer" });

@@ -1,10 +1,22 @@
 // The dashboard's small component set: every screen is built from these, so a control looks,
 // reads (accessible name) and behaves the same everywhere.
-import type { ComponentChildren, JSX } from "preact";
-import { useState } from "preact/hooks";
+import { type ComponentChildren, type JSX, createContext } from "preact";
+import { useContext, useEffect, useState } from "preact/hooks";
 import { formatAmount } from "../src/format.ts";
 
+/** What follows a screen's title in the browser tab ("Acme · Dashboard"), set by the app around its screens. */
+export const TabTitleSuffix = createContext("");
+
+/** The tab's title: the screen's, then the app's suffix, so that many open tabs tell apart. */
+export function useTabTitle(title: string) {
+  const suffix = useContext(TabTitleSuffix);
+  useEffect(() => {
+    document.title = suffix ? `${title} · ${suffix}` : title;
+  }, [title, suffix]);
+}
+
 export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  useTabTitle(props.title);
   return (
     <section class="page" aria-labelledby="page-title">
       <header class="page-head">
@@ -118,7 +130,8 @@ export function CopyButton(props: { value: string; label: string }) {
   const [copied, setCopied] = useState(false);
   return (
     <Button
-      aria-label={`Copy ${props.label}`}
+      // The name starts with what the button shows (WCAG's label in name), "Copied" included.
+      aria-label={`${copied ? "Copied" : "Copy"} ${props.label}`}
       onClick={async () => {
         await navigator.clipboard?.writeText(props.value).catch(() => undefined);
         setCopied(true);

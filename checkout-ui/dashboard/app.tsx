@@ -11,7 +11,7 @@ import { Login } from "./pages/login.tsx";
 import { AcceptInvite, ResetPassword } from "./pages/one-time-links.tsx";
 import { ROUTES } from "./routes.tsx";
 import { type Session, SessionContext, type Viewer, storeEnvironment, storedEnvironment } from "./session.tsx";
-import { Button, Page } from "../components/ui.tsx";
+import { Button, Page, TabTitleSuffix } from "../components/ui.tsx";
 
 const VIEWER = graphql(`
   query Viewer {
@@ -94,36 +94,40 @@ export function App() {
     // The server refuses everything else to this session until it is set up.
     return (
       <SessionContext.Provider value={session}>
-        <Provider value={client}>
-          <main id="main" class="setup-required">
-            <Page title="Set up two-factor sign-in" actions={<Button onClick={() => void session.signOut()}>Sign out</Button>}>
-              <p>
-                {session.viewer.organization.name} requires two-factor sign-in. Set it up to use the dashboard as{" "}
-                <strong>{session.viewer.user.email}</strong>.
-              </p>
-              <TwoFactor enabled={false} onChanged={session.refresh} />
-            </Page>
-          </main>
-        </Provider>
+        <TabTitleSuffix.Provider value={`${session.viewer.organization.name} · Dashboard`}>
+          <Provider value={client}>
+            <main id="main" class="setup-required">
+              <Page title="Set up two-factor sign-in" actions={<Button onClick={() => void session.signOut()}>Sign out</Button>}>
+                <p>
+                  {session.viewer.organization.name} requires two-factor sign-in. Set it up to use the dashboard as{" "}
+                  <strong>{session.viewer.user.email}</strong>.
+                </p>
+                <TwoFactor enabled={false} onChanged={session.refresh} />
+              </Page>
+            </main>
+          </Provider>
+        </TabTitleSuffix.Provider>
       </SessionContext.Provider>
     );
   }
   return (
     <SessionContext.Provider value={session}>
-      <Provider value={client} key={environment}>
-        <Router base="/dashboard">
-          <Shell session={session}>
-            <Switch>
-              {ROUTES.map((route) => (
-                <Route path={route.path} component={route.component} key={route.path} />
-              ))}
-              <Route>
-                <p>This page does not exist. Choose one in the navigation.</p>
-              </Route>
-            </Switch>
-          </Shell>
-        </Router>
-      </Provider>
+      <TabTitleSuffix.Provider value={`${session.viewer.organization.name} · Dashboard`}>
+        <Provider value={client} key={environment}>
+          <Router base="/dashboard">
+            <Shell session={session}>
+              <Switch>
+                {ROUTES.map((route) => (
+                  <Route path={route.path} component={route.component} key={route.path} />
+                ))}
+                <Route>
+                  <p>This page does not exist. Choose one in the navigation.</p>
+                </Route>
+              </Switch>
+            </Shell>
+          </Router>
+        </Provider>
+      </TabTitleSuffix.Provider>
     </SessionContext.Provider>
   );
 }

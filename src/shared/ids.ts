@@ -17,16 +17,20 @@ function randomBytesFromPool(size: number): Buffer {
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** `length` uniformly random base62 characters (rejection sampling keeps them unbiased). */
-export function randomBase62(length: number): string {
+/** `length` uniformly random characters of `alphabet` (at most 256; rejection sampling keeps them unbiased). */
+export function randomFrom(alphabet: string, length: number): string {
+  const usable = 256 - (256 % alphabet.length);
   let out = "";
   while (out.length < length) {
     for (const byte of randomBytesFromPool(length * 2)) {
-      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+      if (byte < usable && out.length < length) out += alphabet[byte % alphabet.length];
     }
   }
   return out;
 }
+
+/** `length` uniformly random base62 characters. */
+export const randomBase62 = (length: number): string => randomFrom(BASE62, length);
 
 export type IdPrefix = "org" | "key" | "pay" | "cs" | "plink" | "inv" | "cus" | "we" | "evt" | "whd" | "req" | "msg" | "usr" | "ses" | "uinv" | "pwr" | "aud" | "re";
 

@@ -2,10 +2,11 @@
 // also the only screen of a session whose organization requires it and who has none yet (app.tsx).
 import { useMutation } from "@urql/preact";
 import { useState } from "preact/hooks";
-import { Button, Field, Notice, Page } from "../../components/ui.tsx";
+import { Button, CopyButton, Field, Notice, Page } from "../../components/ui.tsx";
 import { QrCode } from "../../components/qr.tsx";
+import { saveFile } from "../download.ts";
 import { errorText, graphql } from "../graphql.ts";
-import { useSession } from "../session.tsx";
+import { type Session, useSession } from "../session.tsx";
 
 const CHANGE_PASSWORD = graphql(`
   mutation ChangePassword($current: String!, $next: String!) { changePassword(currentPassword: $current, newPassword: $next) }
@@ -61,12 +62,23 @@ function PasswordForm() {
   );
 }
 
+/** The recovery codes as a file to keep: whose they are, what they are for, one a line. */
+const recoveryCodesFile = (codes: string[], session: Session) =>
+  [
+    `Stellar Pay recovery codes for ${session.viewer.user.email} (${session.viewer.organization.name})`,
+    `Made ${new Date().toISOString().slice(0, 10)}. Each signs you in once in place of your authenticator app's code.`,
+    "",
+    ...codes,
+    "",
+  ].join("\n");
+
 /** Two-factor sign-in: set up with the app (QR code, then its code; the recovery codes shown once), or turned off. */
 export function TwoFactor(props: { enabled: boolean; onChanged: () => void }) {
   const [setup, begin] = useMutation(BEGIN);
   const [confirmation, confirm] = useMutation(CONFIRM);
   const [code, setCode] = useState("");
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  const session = useSession();
   const secret = setup.data?.beginTwoFactorSetup;
   if (recoveryCodes) {
     return (
@@ -84,6 +96,12 @@ export function TwoFactor(props: { enabled: boolean; onChanged: () => void }) {
               </li>
             ))}
           </ul>
+          <p class="actions">
+            <CopyButton value={recoveryCodes.join("\n")} label="recovery codes" />
+            <Button aria-label="Download recovery codes" onClick={() => saveFile("stellar-pay-recovery-codes.txt", recoveryCodesFile(recoveryCodes, session), "text/plain")}>
+              Download
+            </Button>
+          </p>
           <Button variant="primary" onClick={() => (setRecoveryCodes(null), props.onChanged())}>
             I have saved them
           </Button>

@@ -1,7 +1,7 @@
 // Sign in with email and password (the server sets an HttpOnly session cookie).
 import { useMutation } from "@urql/preact";
 import { useState } from "preact/hooks";
-import { Button, Field, Notice } from "../../components/ui.tsx";
+import { Button, Field, Notice, useTabTitle } from "../../components/ui.tsx";
 import { errorText, graphql } from "../graphql.ts";
 
 const LOGIN = graphql(`
@@ -23,6 +23,7 @@ export function Login(props: { onSignedIn: () => void }) {
   const error = errorText(result.error);
   const askCode = code !== "" || (error !== null && CODE_REQUIRED.test(error));
   const [forgot, setForgot] = useState(false);
+  useTabTitle(forgot ? "Reset your password · Dashboard" : "Sign in · Dashboard");
   if (forgot) return <ForgotPassword email={email} onBack={() => setForgot(false)} />;
   return (
     <main class="login" id="main">

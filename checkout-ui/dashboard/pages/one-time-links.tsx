@@ -1,11 +1,12 @@
 // The pages of the mailed one-time links, shown without a session: accepting an invitation (choose a
 // password; the service signs the new user in) and resetting a password (then sign in again).
-import { useMutation } from "@urql/preact";
+import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
-import { Button, Field, Notice } from "../../components/ui.tsx";
+import { Button, Field, Notice, useTabTitle } from "../../components/ui.tsx";
 import { errorText, graphql } from "../graphql.ts";
 
 const ACCEPT = graphql(`mutation AcceptInvitation($token: String!, $password: String!) { acceptInvitation(token: $token, password: $password) { user { id } } }`);
+const PREVIEW = graphql(`query InvitationPreview($token: String!) { invitationPreview(token: $token) { organizationName inviterEmail email role } }`);
 const RESET = graphql(`mutation ResetPassword($token: String!, $newPassword: String!) { resetPassword(token: $token, newPassword: $newPassword) }`);
 
 /** The link's token: the `token` of the address's query. */
@@ -13,13 +14,33 @@ const tokenOfAddress = () => new URLSearchParams(location.search).get("token") ?
 
 const PASSWORD_HINT = "At least 10 characters.";
 
+const ROLE_NAMES: Record<string, string> = { owner: "an owner", admin: "an admin", developer: "a developer", viewer: "a viewer" };
+
 export function AcceptInvite(props: { onSignedIn: () => void }) {
   const [password, setPassword] = useState("");
   const [result, accept] = useMutation(ACCEPT);
+  const [preview] = useQuery({ query: PREVIEW, variables: { token: tokenOfAddress() } });
+  const invitation = preview.data?.invitationPreview;
+  useTabTitle(invitation ? `Join ${invitation.organizationName} · Dashboard` : "Join the dashboard · Dashboard");
+  if (preview.fetching && !invitation) return <p class="loading">Loading your invitation…</p>;
+  if (!invitation) {
+    return (
+      <main class="login" id="main">
+        <h1>Join the dashboard</h1>
+        <Notice>{errorText(preview.error)}</Notice>
+        <p>
+          <a href="/dashboard/">Go to sign in</a>
+        </p>
+      </main>
+    );
+  }
   return (
     <main class="login" id="main">
-      <h1>Join the dashboard</h1>
-      <p>Choose a password to finish accepting your invitation.</p>
+      <h1>Join {invitation.organizationName}</h1>
+      <p>
+        <strong>{invitation.inviterEmail}</strong> invited you to the {invitation.organizationName} dashboard as {ROLE_NAMES[invitation.role] ?? invitation.role}. Choose a
+        password to finish: you will sign in as <strong>{invitation.email}</strong>.
+      </p>
       <form
         onSubmit={async (event) => {
           event.preventDefault();
@@ -38,6 +59,7 @@ export function AcceptInvite(props: { onSignedIn: () => void }) {
 }
 
 export function ResetPassword(props: { onDone: () => void }) {
+  useTabTitle("Choose a new password · Dashboard");
   const [password, setPassword] = useState("");
   const [result, reset] = useMutation(RESET);
   const done = result.data?.resetPassword === true;

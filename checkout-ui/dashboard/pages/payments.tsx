@@ -9,6 +9,7 @@ import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Button, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { RefundForm } from "../components/refund-form.tsx";
+import { saveFile } from "../download.ts";
 import { errorText, graphql, type ResultOf } from "../graphql.ts";
 import { fromStroops, refundInFlight, toStroops } from "../money.ts";
 import { REFUND_ROW, RefundsTable } from "./refunds.tsx";
@@ -170,11 +171,7 @@ async function exportCsv(client: Client, filters: Filters) {
     if (!page.data.payments.pageInfo.hasNextPage) break;
     after = page.data.payments.pageInfo.endCursor ?? undefined;
   }
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(new Blob([`${lines.join("\r\n")}\r\n`], { type: "text/csv" }));
-  link.download = "payments.csv";
-  link.click();
-  URL.revokeObjectURL(link.href);
+  saveFile("payments.csv", `${lines.join("\r\n")}\r\n`, "text/csv");
 }
 
 const PAYMENT = graphql(

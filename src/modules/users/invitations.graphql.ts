@@ -4,7 +4,7 @@ import type { User } from "../../generated/sqlite/client.ts";
 import { badRequest } from "../../errors.ts";
 import { PUBLIC_FIELD, builder, needs } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
-import { acceptInvitation, inviteUser, listPendingInvitations, publicInvitation, revokeInvitation } from "./invitations.service.ts";
+import { acceptInvitation, inviteUser, previewInvitation, listPendingInvitations, publicInvitation, revokeInvitation } from "./invitations.service.ts";
 import { requestPasswordReset, resetPassword } from "./password-resets.service.ts";
 import type { Role } from "./roles.ts";
 import { sessionCookie, sessionScope } from "./sessions.service.ts";
@@ -22,7 +22,25 @@ const InvitationType = builder.objectRef<ReturnType<typeof publicInvitation>>("I
   }),
 });
 
+const InvitationPreviewType = builder.objectRef<Awaited<ReturnType<typeof previewInvitation>>>("InvitationPreview").implement({
+  description: "What an invitation link offers, for its accept page: the organization, who sent it, the role",
+  fields: (t) => ({
+    organizationName: t.exposeString("organizationName"),
+    inviterEmail: t.exposeString("inviterEmail"),
+    email: t.exposeString("email", { description: "the invited address, the new user's sign-in" }),
+    role: t.field({ type: UserRoleEnum, resolve: (i) => i.role }),
+    expiresAt: t.expose("expiresAt", { type: "DateTime" }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  invitationPreview: t.field({
+    ...PUBLIC_FIELD,
+    type: InvitationPreviewType,
+    description: "The organization, inviter and role of an invitation link (the token is the credential); refused as acceptInvitation would refuse it",
+    args: { token: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => previewInvitation(ctx.deps, args.token),
+  }),
   invitations: t.field({
     ...needs("team"),
     type: [InvitationType],

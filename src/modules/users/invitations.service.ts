@@ -6,6 +6,7 @@ import type { Deps, ServiceContext } from "../../context.ts";
 import { typedSql } from "../../db/client.ts";
 import { DomainError, badRequest, conflict, forbidden, notFound } from "../../errors.ts";
 import { queueMailStatement } from "../mail/mail.service.ts";
+import { findOrganization } from "../organizations/organizations.store.ts";
 import { acceptInvitationStatement, insertInvitationStatement, invitationByTokenHash, pendingInvitations, revokeInvitationRow } from "./invitations.store.ts";
 import { hashToken, newToken } from "./link-tokens.ts";
 import { hashPassword } from "./passwords.ts";
@@ -19,7 +20,8 @@ export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** An invitation as GraphQL shows it: never the token's hash. */
 export const publicInvitation = (i: Invitation) => ({ id: i.id, email: i.email, role: i.role, expiresAt: i.expiresAt, createdAt: i.createdAt });
 
-const INVITATION_SUBJECT = "You are invited to a Stellar Pay dashboard";
+/** The subject names who invites and to what, as Slack's and Stripe's invitations do: a mail from nobody to nothing reads as spam. */
+const invitationSubject = (inviterEmail: string, organizationName: string) => `${inviterEmail} invited you to ${organizationName} on Stellar Pay`;
 
 /**
  * Invites `email` with `role` and mails the link; an admin may not invite an owner. An address that
@@ -33,7 +35,8 @@ export async function inviteUser(ctx: ServiceContext, input: { email: string; ro
   const principal = ctx.scope.principal;
   if (principal.kind !== "user") throw badRequest("Only a dashboard session can invite; an API key has no user");
   if (role === "owner" && principal.role !== "owner") throw forbidden("Only an owner can invite an owner");
-  const existing = await userByEmail(ctx.db, email);
+  const [existing, inviter, organization] = await Promise.all([userByEmail(ctx.db, email), userById(ctx.db, principal.id), findOrganization(ctx.db, ctx.scope.organizationId)]);
+  if (!inviter || !organization) throw forbidden("Your session's user or organization no longer exists");
   // The caller sees their own team: telling them says nothing new.
   if (existing?.organizationId === ctx.scope.organizationId) throw conflict(`email ${email} is already on your team`);
   const token = newToken();
@@ -51,19 +54,26 @@ export async function inviteUser(ctx: ServiceContext, input: { email: string; ro
     createdAt: now,
   };
   // The same kind and subject either way: the organization's mail log shows both alike.
-  const mail = { kind: "invitation" as const, resourceId: invitation.id, recipient: email, subject: INVITATION_SUBJECT, text: existing ? attemptText(role) : invitationText(ctx, role, token) };
+  const from = { inviterEmail: inviter.email, organizationName: organization.name, role };
+  const text = existing ? attemptText(from) : invitationText(ctx, from, token);
+  const mail = { kind: "invitation" as const, resourceId: invitation.id, recipient: email, subject: invitationSubject(inviter.email, organization.name), text };
   await typedSql(ctx.db).direct.batch([insertInvitationStatement(ctx.db, invitation), queueMailStatement(ctx, ctx.scope, mail)]);
   return publicInvitation(invitation);
 }
 
-function invitationText(ctx: ServiceContext, role: string, token: string) {
+type InvitationSender = { inviterEmail: string; organizationName: string; role: string };
+
+function invitationText(ctx: ServiceContext, from: InvitationSender, token: string) {
   const link = `${ctx.config.publicUrl}/dashboard/accept-invite?token=${token}`;
-  return `You have been invited to join a Stellar Pay dashboard as ${role}.\n\nChoose your password here (the link works once, for 7 days):\n${link}\n\nIf you did not expect this, ignore this mail.\n`;
+  return (
+    `${from.inviterEmail} invited you to join ${from.organizationName}'s Stellar Pay dashboard as ${from.role}.\n\n` +
+    `Choose your password here (the link works once, for 7 days):\n${link}\n\nIf you did not expect this, ignore this mail.\n`
+  );
 }
 
-function attemptText(role: string) {
+function attemptText(from: InvitationSender) {
   return (
-    `Someone tried to invite this address to another Stellar Pay dashboard as ${role}.\n\n` +
+    `${from.inviterEmail} tried to invite this address to ${from.organizationName}'s Stellar Pay dashboard as ${from.role}.\n\n` +
     "This address already has an account, and an address belongs to one dashboard, so no link was sent and nothing changed; " +
     "the person who invited you was not told that you have an account.\n\n" +
     "If you want to join them, ask them to invite another address of yours. If you did not expect this, ignore this mail.\n"
@@ -94,6 +104,21 @@ function invitationRefusal(invitation: Invitation | null, now: Date) {
 export const rolesThatMayInvite = (role: string): Role[] => ROLES.filter((r) => roleAllows(r, "team") && (role !== "owner" || r === "owner"));
 
 const INVITER_GONE = "token: this invitation was withdrawn (whoever sent it may no longer invite); ask for a new one";
+
+/**
+ * What the accept page shows before a password is chosen: the organization, who invited, as which
+ * role. The link's token is the credential (it is what accepting needs too); a link that no longer
+ * works is refused with the same words as accepting it.
+ */
+export async function previewInvitation(deps: Deps, token: string) {
+  const invitation = await invitationByTokenHash(deps.db, hashToken(token));
+  const refused = invitationRefusal(invitation, deps.clock.now());
+  if (refused) throw refused;
+  const [inviter, organization] = await Promise.all([userById(deps.db, invitation!.invitedById), findOrganization(deps.db, invitation!.organizationId)]);
+  const senders = rolesThatMayInvite(invitation!.role);
+  if (!inviter || !organization || inviter.organizationId !== invitation!.organizationId || !senders.includes(inviter.role as Role)) throw badRequest(INVITER_GONE);
+  return { organizationName: organization.name, inviterEmail: inviter.email, email: invitation!.email, role: invitation!.role as Role, expiresAt: invitation!.expiresAt };
+}
 
 /** Accepts an invitation: creates its user with `password` and starts their session. */
 export async function acceptInvitation(deps: Deps, input: { token: string; password: string }) {

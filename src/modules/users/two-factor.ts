@@ -6,7 +6,7 @@ import { Secret, TOTP } from "otpauth";
 import type { User } from "../../generated/sqlite/client.ts";
 import type { Deps, ServiceContext } from "../../context.ts";
 import { badRequest, conflict, unauthorized } from "../../errors.ts";
-import { randomBase62 } from "../../shared/ids.ts";
+import { randomFrom } from "../../shared/ids.ts";
 import { secretBoxOf } from "../../webhooks/secret-box.ts";
 import { actorOf, auditStatement } from "../audit/audit.service.ts";
 import { findOrganization } from "../organizations/organizations.store.ts";
@@ -18,6 +18,13 @@ const ISSUER = "Stellar Pay";
 
 const totpOf = (secret: string, email: string) => new TOTP({ issuer: ISSUER, label: email, secret: Secret.fromBase32(secret) });
 const hashCode = (code: string) => createHash("sha256").update(code).digest("hex");
+
+// Recovery codes are read off paper and typed by people: lower case without the look-alikes 0/o and
+// 1/l/i, in groups of four (xxxx-xxxx-xxxx, about 59 bits; each works once, behind the sign-in limits).
+const RECOVERY_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz";
+const newRecoveryCode = () => randomFrom(RECOVERY_ALPHABET, 12).replace(/(.{4})(?=.)/g, "$1-");
+/** A typed recovery code as it is hashed: any case, with or without the dashes and spaces. */
+const normalRecoveryCode = (typed: string) => typed.toLowerCase().replace(/[\s-]/g, "");
 
 export const twoFactorEnabled = (user: Pick<User, "totpEnabledAt">) => user.totpEnabledAt !== null;
 
@@ -45,8 +52,9 @@ export async function secondFactorMatches(deps: Deps, user: User, code: string):
   const step = totpStepOf(deps, user, code.trim());
   if (step !== null) return useTotpStep(deps.db, user.id, step, deps.clock.now());
   const hashes: string[] = JSON.parse(user.recoveryCodeHashes ?? "[]");
-  const used = hashCode(code.trim());
-  if (!hashes.includes(used)) return false;
+  // Codes issued before the current format were hashed exactly as shown (mixed-case base62).
+  const used = [hashCode(normalRecoveryCode(code)), hashCode(code.trim())].find((hash) => hashes.includes(hash));
+  if (!used) return false;
   return setTwoFactor(deps.db, user.id, { recoveryCodeHashes: JSON.stringify(hashes.filter((h) => h !== used)) }, deps.clock.now(), { unlessChangedFrom: user.recoveryCodeHashes });
 }
 
@@ -68,10 +76,10 @@ export async function confirmTwoFactor(ctx: ServiceContext, code: string): Promi
   if (!user.totpSecret) throw badRequest("Begin the setup first (beginTwoFactorSetup)");
   const step = totpStepOf(ctx, user, code.trim());
   if (step === null) throw badRequest("code is not the authenticator app's current code");
-  const codes = Array.from({ length: RECOVERY_CODES }, () => randomBase62(12));
+  const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
   const entry = auditStatement(ctx, await actorOf(ctx), { action: "two_factor.enabled", resourceId: user.id });
   // The confirming code is used up: it cannot sign in afterwards.
-  const columns = { totpEnabledAt: ctx.clock.now(), recoveryCodeHashes: JSON.stringify(codes.map(hashCode)), totpLastStep: step };
+  const columns = { totpEnabledAt: ctx.clock.now(), recoveryCodeHashes: JSON.stringify(codes.map((c) => hashCode(normalRecoveryCode(c)))), totpLastStep: step };
   await setTwoFactor(ctx.db, user.id, columns, ctx.clock.now(), {
     alongside: [entry],
   });
