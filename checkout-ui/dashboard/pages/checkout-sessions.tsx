@@ -1,9 +1,9 @@
 // Checkout sessions: a read-only list.
 import { useQuery } from "@urql/preact";
-import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { errorText, graphql } from "../graphql.ts";
+import { useUrlFilters } from "../url-filters.ts";
 
 const SESSIONS = graphql(`
   query CheckoutSessions($first: Int, $after: String, $last: Int, $before: String, $status: CheckoutSessionStatus) {
@@ -22,14 +22,14 @@ const STATUSES: [string, string][] = [
 ];
 
 export function CheckoutSessions() {
-  const paging = usePaging();
-  const [status, setStatus] = useState("");
+  const [{ status }, setFilter, shown] = useUrlFilters(["status"]);
+  const paging = usePaging(shown);
   const [result] = useQuery({ query: SESSIONS, variables: { ...paging.variables, status: (status || null) as "open" | null } });
   const rows = result.data?.checkoutSessions.edges.map((e) => e.node) ?? [];
   return (
     <Page title="Checkout sessions">
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <Select label="Status" value={status} options={STATUSES} onChange={(v) => (setStatus(v), paging.reset())} />
+        <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
       </form>
       <Notice>{errorText(result.error)}</Notice>
       <Table caption="Checkout sessions" head={["Session", "Status", "Amount", "Payment", "Created", "Expires"]} rows={rows.length} empty="No checkout sessions match.">

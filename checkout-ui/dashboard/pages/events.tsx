@@ -7,6 +7,7 @@ import { Link } from "wouter-preact";
 import { Button, Notice, Page, Pager, Select, Status, When, usePaging } from "../../components/ui.tsx";
 import { EVENT_KINDS } from "../../../src/modules/events/event-kinds.ts";
 import { errorText, graphql } from "../graphql.ts";
+import { useUrlFilters } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 
 const EVENTS = graphql(`
@@ -31,8 +32,8 @@ const resendTargets = (endpoints: Endpoint[], type: string, deliveredTo: string[
 
 export function Events() {
   const session = useSession();
-  const paging = usePaging();
-  const [type, setType] = useState("");
+  const [{ type }, setFilter, shown] = useUrlFilters(["type"]);
+  const paging = usePaging(shown);
   const [result, refetch] = useQuery({ query: EVENTS, variables: { type: type || null, ...paging.variables } });
   const refresh = () => refetch({ requestPolicy: "network-only" });
   useSubscription({ query: DELIVERY_CHANGES }, () => refresh());
@@ -43,7 +44,7 @@ export function Events() {
     <Page title="Events">
       <Notice>{errorText(result.error)}</Notice>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <Select label="Event kind" value={type} options={TYPES} onChange={(v) => (setType(v), paging.reset())} />
+        <Select label="Event kind" value={type} options={TYPES} onChange={(v) => setFilter("type", v)} />
       </form>
       <ul class="deliveries">
         {result.data && events.length === 0 && <li class="muted">No events yet.</li>}

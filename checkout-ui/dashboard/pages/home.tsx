@@ -1,9 +1,10 @@
 // Home: totals over a chosen range (count per status, volume per asset) and volume per day.
 import { useQuery } from "@urql/preact";
-import { useMemo, useState } from "preact/hooks";
+import { useMemo } from "preact/hooks";
 import { Money, Notice, Page, Select, Status, Table } from "../../components/ui.tsx";
 import { VolumeChart } from "../components/volume-chart.tsx";
 import { errorText, graphql } from "../graphql.ts";
+import { useUrlFilters } from "../url-filters.ts";
 
 const TOTALS = graphql(`
   query Totals($from: DateTime!, $to: DateTime!) {
@@ -23,7 +24,9 @@ const RANGES: [string, string][] = [
 ];
 
 export function Home() {
-  const [days, setDays] = useState("30");
+  const [{ range: asked }, setFilter] = useUrlFilters(["range"]);
+  // The last 30 days unless the address asks for another of the ranges offered.
+  const days = RANGES.some(([value]) => value === asked) ? asked : "30";
   // The range ends at the next midnight (UTC), so that today's payments count while the page is open.
   const range = useMemo(() => {
     const to = new Date();
@@ -35,7 +38,7 @@ export function Home() {
   return (
     <Page title="Home">
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <Select label="Range" value={days} options={RANGES} onChange={setDays} />
+        <Select label="Range" value={days} options={RANGES} onChange={(v) => setFilter("range", v === "30" ? "" : v)} />
       </form>
       <Notice>{errorText(result.error)}</Notice>
       {totals && (

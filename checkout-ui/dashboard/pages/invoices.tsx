@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { Button, CopyButton, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { errorText, graphql } from "../graphql.ts";
+import { useUrlFilters } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 
 const INVOICES = graphql(`
@@ -26,8 +27,8 @@ const STATUSES: [string, string][] = [
 
 export function Invoices() {
   const session = useSession();
-  const paging = usePaging();
-  const [status, setStatus] = useState("");
+  const [{ status }, setFilter, shown] = useUrlFilters(["status"]);
+  const paging = usePaging(shown);
   const [creating, setCreating] = useState(false);
   const [result] = useQuery({ query: INVOICES, variables: { ...paging.variables, status: (status || null) as "open" | null } });
   const rows = result.data?.invoices.edges.map((e) => e.node) ?? [];
@@ -35,7 +36,7 @@ export function Invoices() {
     <Page title="Invoices" actions={can.write(session.viewer.user.role) && !creating && <Button onClick={() => setCreating(true)}>Create invoice</Button>}>
       {creating && <InvoiceDraft onCancel={() => setCreating(false)} />}
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <Select label="Status" value={status} options={STATUSES} onChange={(v) => (setStatus(v), paging.reset())} />
+        <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
       </form>
       <Notice>{errorText(result.error)}</Notice>
       <InvoicesTable caption="Invoices" invoices={rows} empty="No invoices match." withCustomer />

@@ -10,6 +10,7 @@ import { Link } from "wouter-preact";
 import { Button, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { RefundForm } from "../components/refund-form.tsx";
 import { saveFile } from "../download.ts";
+import { useUrlFilters } from "../url-filters.ts";
 import { errorText, graphql, type ResultOf } from "../graphql.ts";
 import { fromStroops, refundInFlight, toStroops } from "../money.ts";
 import { REFUND_ROW, RefundsTable } from "./refunds.tsx";
@@ -73,12 +74,8 @@ const startOfDay = (date: string, days = 0) => {
 };
 
 export function Payments() {
-  const [status, setStatus] = useState("");
-  const [customerId, setCustomerId] = useState("");
-  const [from, setFrom] = useState("");
-  const [to, setTo] = useState("");
-  const [search, setSearch] = useState("");
-  const paging = usePaging();
+  const [{ status, customerId, from, to, search }, setFilter, shown] = useUrlFilters(["status", "customerId", "from", "to", "search"]);
+  const paging = usePaging(shown);
   const client = useClient();
   const filters: Filters = {
     status: (status || null) as Row["status"] | null,
@@ -98,16 +95,16 @@ export function Payments() {
   return (
     <Page title="Payments" actions={<Button onClick={() => void exportCsv(client, filters)}>Export CSV</Button>}>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <Select label="Status" value={status} options={STATUSES} onChange={(v) => (setStatus(v), paging.reset())} />
-        <Field label="Customer id" value={customerId} placeholder="cus_…" onInput={(e) => (setCustomerId(e.currentTarget.value), paging.reset())} />
-        <Field label="Created from" type="date" value={from} max={to || undefined} onInput={(e) => (setFrom(e.currentTarget.value), paging.reset())} />
-        <Field label="Created to" type="date" value={to} min={from || undefined} onInput={(e) => (setTo(e.currentTarget.value), paging.reset())} />
+        <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
+        <Field label="Customer id" value={customerId} placeholder="cus_…" onInput={(e) => setFilter("customerId", e.currentTarget.value, "type")} />
+        <Field label="Created from" type="date" value={from} max={to || undefined} onInput={(e) => setFilter("from", e.currentTarget.value)} />
+        <Field label="Created to" type="date" value={to} min={from || undefined} onInput={(e) => setFilter("to", e.currentTarget.value)} />
         <Field
           label="Search"
           type="search"
           value={search}
           placeholder="pay_… or tx hash"
-          onInput={(e) => (setSearch(e.currentTarget.value), paging.reset())}
+          onInput={(e) => setFilter("search", e.currentTarget.value, "type")}
         />
       </form>
       <Notice>{errorText(result.error)}</Notice>

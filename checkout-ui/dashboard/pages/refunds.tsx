@@ -6,11 +6,12 @@
 // list does while a refund on it awaits the ledger.
 import "../refunds.css";
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Button, CopyButton, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { SignRefund } from "../components/sign-refund.tsx";
 import { errorText, graphql, type ResultOf } from "../graphql.ts";
+import { useUrlFilters } from "../url-filters.ts";
 import { refundInFlight } from "../money.ts";
 import { can, useSession } from "../session.tsx";
 
@@ -58,9 +59,8 @@ function usePolling(active: boolean, refetch: () => void) {
 }
 
 export function Refunds() {
-  const [status, setStatus] = useState("");
-  const [paymentId, setPaymentId] = useState("");
-  const paging = usePaging();
+  const [{ status, paymentId }, setFilter, shown] = useUrlFilters(["status", "paymentId"]);
+  const paging = usePaging(shown);
   const [result, refetch] = useQuery({
     query: REFUNDS,
     variables: { ...paging.variables, status: (status || null) as Row["status"] | null, paymentId: paymentId.trim() || null },
@@ -70,8 +70,8 @@ export function Refunds() {
   return (
     <Page title="Refunds">
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <Select label="Status" value={status} options={STATUSES} onChange={(v) => (setStatus(v), paging.reset())} />
-        <Field label="Payment id" value={paymentId} placeholder="pay_…" onInput={(e) => (setPaymentId(e.currentTarget.value), paging.reset())} />
+        <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
+        <Field label="Payment id" value={paymentId} placeholder="pay_…" onInput={(e) => setFilter("paymentId", e.currentTarget.value, "type")} />
       </form>
       <Notice>{errorText(result.error)}</Notice>
       <RefundsTable caption="Refunds" refunds={rows} empty="No refunds match." />

@@ -1,0 +1,128 @@
+// The address keeps what a list screen shows (#27 item 8), in a real Chromium: filters and search
+// are in the URL, so a reload or a shared link shows the same list and Back returns to the filters
+// before; each screen names itself in the tab's title.
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "../src/modules/users/users.service.ts";
+import { type Browser, accessibilityViolations, launchBrowser, screenshotPath } from "./support/browser.ts";
+import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+
+let t: TestApp;
+let merchant: Merchant;
+let browser: Browser;
+const owner = { email: "owner@url-state.test", password: "correct-horse-battery" };
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  t = await startTestApp();
+  merchant = await t.createMerchant();
+  await createUser(t.deps, { organizationId: merchant.organizationId, role: "owner", ...owner });
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+async function signIn(viewport: { width: number; height: number }): Promise<Page> {
+  await browser.context.clearCookies();
+  const page = await browser.context.newPage();
+  await page.setViewportSize(viewport);
+  await page.goto(`${t.url}/dashboard/`);
+  await page.getByLabel("Email").fill(owner.email);
+  await page.getByLabel("Password").fill(owner.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Home", level: 1 }).waitFor();
+  return page;
+}
+
+const paymentsTable = (page: Page) => page.getByRole("region", { name: "Payments" });
+const query = (page: Page) => Object.fromEntries(new URL(page.url()).searchParams);
+
+describe("filters in the address", () => {
+  it("keeps the Payments filters and search across a reload and a shared link, and Back returns to the filters before", async () => {
+    const kept = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "4", description: "Kept by the link" } });
+    const other = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "5", description: "Another one" } });
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      const page = await signIn(viewport);
+      expect(await page.title()).toBe("Home · Test Merchant · Dashboard");
+      await page.goto(`${t.url}/dashboard/payments`);
+      await paymentsTable(page).getByRole("link", { name: other.body.id }).waitFor();
+      expect(await page.title()).toBe("Payments · Test Merchant · Dashboard");
+
+      await page.getByLabel("Status").selectOption("completed");
+      await paymentsTable(page).getByText("No payments match.").waitFor();
+      expect(query(page)).toEqual({ status: "completed" });
+      await page.reload();
+      await paymentsTable(page).getByText("No payments match.").waitFor();
+      expect(await page.getByLabel("Status").inputValue()).toBe("completed");
+
+      await page.getByLabel("Status").selectOption("pending");
+      await page.getByLabel("Search").fill(kept.body.id);
+      await paymentsTable(page).getByRole("link", { name: kept.body.id }).waitFor();
+      await paymentsTable(page).getByRole("link", { name: other.body.id }).waitFor({ state: "detached" });
+      // Typing is one step of history, not one per key.
+      expect(query(page)).toEqual({ status: "pending", search: kept.body.id });
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: screenshotPath(`dashboard-payments-url-filters-${viewport.width}`), fullPage: true });
+
+      // A shared link opens on the same list, in another tab.
+      const shared = await browser.context.newPage();
+      await shared.setViewportSize(viewport);
+      await shared.goto(page.url());
+      await paymentsTable(shared).getByRole("link", { name: kept.body.id }).waitFor();
+      expect(await paymentsTable(shared).getByRole("row").count()).toBe(2); // the head and the one payment
+      expect(await shared.getByLabel("Search").inputValue()).toBe(kept.body.id);
+      await shared.close();
+
+      await page.goBack();
+      await page.waitForURL((url) => !url.searchParams.has("search"));
+      expect(query(page)).toEqual({ status: "pending" });
+      await paymentsTable(page).getByRole("link", { name: other.body.id }).waitFor();
+      expect(await page.getByLabel("Search").inputValue()).toBe("");
+      await page.goBack();
+      await page.waitForURL((url) => url.searchParams.get("status") === "completed");
+      await paymentsTable(page).getByText("No payments match.").waitFor();
+      expect(await page.getByLabel("Status").inputValue()).toBe("completed");
+      await page.close();
+    }
+  }, 120_000);
+
+  it("keeps Home's range and the other lists' filters in the address; each screen titles its tab", async () => {
+    const page = await signIn({ width: 1280, height: 900 });
+    await page.getByLabel("Range").selectOption("7");
+    expect(query(page)).toEqual({ range: "7" });
+    await page.reload();
+    await page.getByRole("heading", { name: "Home", level: 1 }).waitFor();
+    expect(await page.getByLabel("Range").inputValue()).toBe("7");
+
+    for (const [path, title, filter, value] of [
+      ["refunds", "Refunds", "Status", "succeeded"],
+      ["invoices", "Invoices", "Status", "open"],
+      ["checkout-sessions", "Checkout sessions", "Status", "expired"],
+      ["developers/events", "Events", "Event kind", "payment.completed"],
+    ] as const) {
+      await page.goto(`${t.url}/dashboard/${path}`);
+      await page.getByRole("heading", { name: title, level: 1 }).waitFor();
+      expect(await page.title()).toBe(`${title} · Test Merchant · Dashboard`);
+      await page.getByLabel(filter, { exact: true }).selectOption(value);
+      await page.waitForURL((url) => url.search !== "");
+      await page.reload();
+      await page.getByRole("heading", { name: title, level: 1 }).waitFor();
+      expect(await page.getByLabel(filter, { exact: true }).inputValue(), path).toBe(value);
+    }
+    for (const [path, title] of [
+      ["settings", "Settings"],
+      ["team", "Team"],
+      ["developers/api-keys", "API keys"],
+      ["account", "Your account"],
+    ]) {
+      await page.goto(`${t.url}/dashboard/${path}`);
+      await page.getByRole("heading", { name: title, level: 1 }).waitFor();
+      expect(await page.title()).toBe(`${title} · Test Merchant · Dashboard`);
+    }
+    await page.close();
+  }, 120_000);
+});
