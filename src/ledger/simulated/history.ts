@@ -3,6 +3,7 @@
 // paging-token order, so "records after cursor" is a binary search.
 import type { Operation } from "@stellar/stellar-sdk";
 import type { Envelope } from "./apply-transaction.ts";
+import type { TransactionEvents } from "./asset-events.ts";
 import { type AccountRef, accountRef } from "./assets.ts";
 import { operationSource } from "./operations.ts";
 import type { OpOutcome, TransactionResultInput } from "./result-xdr.ts";
@@ -30,6 +31,8 @@ export interface StoredTransaction {
   result: TransactionResultInput;
   resultXdr: string;
   operations: StoredOperation[];
+  /** CAP-67 events, as the transaction's meta carries them (the RPC API serves them). */
+  events: TransactionEvents;
 }
 
 export interface StoredOperation {

@@ -9,3 +9,4 @@ export {
   type SimulatedNetworkOptions,
   type SubmitResult,
 } from "./simulated-network.ts";
+export { ContractTransferError, type ContractTransferInput } from "./contract-transfer.ts";

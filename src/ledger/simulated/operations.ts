@@ -255,7 +255,7 @@ export function applyOperation(op: Operation, scope: LedgerOverlay, ctx: Operati
       const sponsor = scope.account(balance.sponsor);
       if (sponsor) sponsor.numSponsoring -= balance.claimants.length;
       scope.setClaimableBalance(id, null);
-      return outcome("success");
+      return { type: op.type, code: "success", claimed: { asset: balance.asset, amount: balance.amount } };
     }
 
     case "bumpSequence": {
@@ -275,7 +275,7 @@ export function applyOperation(op: Operation, scope: LedgerOverlay, ctx: Operati
 }
 
 /** Adds `amount` to the account. An issuer receiving its own asset simply burns it. */
-function credit(scope: LedgerOverlay, accountId: string, asset: Asset, amount: bigint): OpReason | null {
+export function credit(scope: LedgerOverlay, accountId: string, asset: Asset, amount: bigint): OpReason | null {
   const account = scope.account(accountId)!;
   if (asset.isNative()) {
     if (account.balance + amount > INT64_MAX) return "lineFull";

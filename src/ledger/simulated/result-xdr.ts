@@ -29,7 +29,8 @@ export type OpReason =
   | "invalidName"
   | "badSeq"
   | "doesNotExist"
-  | "cannotClaim";
+  | "cannotClaim"
+  | "trapped";
 
 /** Codes that replace the operation's own result (OperationResultCode). */
 export type OpTopCode = "opBadAuth" | "opNoAccount" | "opNotSupported";
@@ -50,6 +51,10 @@ export interface OpOutcome {
   pathPayment?: PathPaymentSuccess;
   /** Set for a successful createClaimableBalance: the new balance's id (hex of its ClaimableBalanceId XDR). */
   balanceId?: string;
+  /** Set for a successful claimClaimableBalance: what the claimant received (the balance is gone after). */
+  claimed?: { asset: Asset; amount: bigint };
+  /** Set for a successful invokeHostFunction: sha256 of its InvokeHostFunctionSuccessPreImage (return value and events). */
+  contractCallHash?: Buffer;
 }
 
 export type TxCode =
@@ -126,7 +131,9 @@ function operationResult(outcome: OpOutcome): xdr.OperationResult {
   if (!makeArm) throw new Error(`no XDR result ${arm} for operation ${outcome.type}`);
 
   let inner: unknown;
-  if (outcome.balanceId) {
+  if (outcome.contractCallHash) {
+    inner = makeArm.call(resultUnion, outcome.contractCallHash);
+  } else if (outcome.balanceId) {
     inner = makeArm.call(resultUnion, xdr.ClaimableBalanceId.fromXDR(outcome.balanceId, "hex"));
   } else if (outcome.pathPayment) {
     const success = outcome.pathPayment;

@@ -1,7 +1,7 @@
 // The built-in simulated Stellar network: an in-memory ledger with a Horizon-compatible HTTP API
 // (and friendbot), so the payment service runs end to end on real signed transaction XDR with no
 // internet. Mount `fetch` under `basePath`; Horizon is at `${basePath}/horizon`, friendbot at
-// `${basePath}/friendbot`.
+// `${basePath}/friendbot`, and Stellar RPC (JSON-RPC, CAP-67 events) at `${basePath}/rpc`.
 import { createHash } from "node:crypto";
 import {
   Account,
@@ -15,6 +15,15 @@ import {
 } from "@stellar/stellar-sdk";
 import { INT64_MAX, formatAmount, parseAmount, parsePrice } from "./amounts.ts";
 import { type Envelope, applyTransaction, checkTransaction, parseEnvelope, unixSeconds } from "./apply-transaction.ts";
+import { AssetContracts, transactionEvents } from "./asset-events.ts";
+import {
+  type ContractTransfer,
+  type ContractTransferInput,
+  contractTransferCall,
+  contractTransferEnvelope,
+  contractTransferEvents,
+  parseContractTransfer,
+} from "./contract-transfer.ts";
 import { assetKey, isAccountId } from "./assets.ts";
 import { signEd25519 } from "./ed25519.ts";
 import { History, type StoredLedger, type StoredTransaction } from "./history.ts";
@@ -23,6 +32,7 @@ import { type HorizonBackend, type Submission, type SubmissionOutcome, handleHor
 import type { Offer } from "./order-book.ts";
 import { toid } from "./paging.ts";
 import { buildTransactionResult, resultCodes } from "./result-xdr.ts";
+import { type RpcBackend, handleRpc } from "./rpc-routes.ts";
 import { SseHub } from "./sse.ts";
 import { LedgerState, newAccount } from "./state.ts";
 
@@ -38,6 +48,8 @@ export interface SimulatedNetworkOptions {
   submissionTimeoutMs?: number;
   /** Interval of the comments that keep SSE streams alive. Default 15 s. */
   keepAliveMs?: number;
+  /** How many of the latest ledgers the RPC API answers for. Default 120,960 (7 days of 5 s ledgers, stellar-rpc's default). */
+  rpcRetentionLedgers?: number;
 }
 
 export interface LedgerSummary {
@@ -82,6 +94,8 @@ export interface OfferInfo {
 
 interface PendingSubmission {
   envelope: Envelope;
+  /** Set for a contract transfer the network records (recordContractTransfer). */
+  contractTransfer?: ContractTransfer;
   done: Promise<Exclude<SubmissionOutcome, { status: "timeout" }>>;
   settle: (outcome: Exclude<SubmissionOutcome, { status: "timeout" }>) => void;
 }
@@ -89,6 +103,7 @@ interface PendingSubmission {
 const ROOT_BALANCE = 100_000_000_000n * 10_000_000n; // 100 billion XLM, below total coins
 const ISSUER_BALANCE = 10_000n * 10_000_000n;
 const GENESIS_HASH = "0".repeat(64);
+const DEFAULT_RPC_RETENTION_LEDGERS = 120_960;
 
 /** The owner of offers added without a seller: a fixed, valid key. */
 export const MARKET_MAKER = Keypair.fromRawEd25519Seed(
@@ -112,6 +127,8 @@ export class SimulatedNetwork {
   private readonly history = new History();
   private readonly sse: SseHub;
   private readonly backend: HorizonBackend;
+  private readonly rpcBackend: RpcBackend;
+  private readonly assetContracts: AssetContracts;
   private timer: ReturnType<typeof setInterval> | undefined;
   private queue: PendingSubmission[] = [];
   private readonly pendingByHash = new Map<string, PendingSubmission>();
@@ -142,6 +159,14 @@ export class SimulatedNetwork {
       submissionTimeoutMs,
       submitEnvelope: (envelope) => this.submitEnvelope(envelope),
       friendbotFund: (address, startingBalance) => this.friendbotFund(address, startingBalance),
+    };
+    this.assetContracts = new AssetContracts(this.networkPassphrase);
+    this.rpcBackend = {
+      networkPassphrase: this.networkPassphrase,
+      state: this.state,
+      history: this.history,
+      retentionLedgers: options.rpcRetentionLedgers ?? DEFAULT_RPC_RETENTION_LEDGERS,
+      submitEnvelope: (envelope) => this.submitEnvelope(envelope),
     };
   }
 
@@ -174,6 +199,7 @@ export class SimulatedNetwork {
       if (rest === "/friendbot" || rest === "/friendbot/") {
         return await handleHorizon(this.backend, request, url, `${mount}/horizon`, "/friendbot", friendbotUrl);
       }
+      if (rest === "/rpc" || rest === "/rpc/") return await handleRpc(this.rpcBackend, request, friendbotUrl);
       if (rest === "/horizon" || rest.startsWith("/horizon/")) {
         return await handleHorizon(this.backend, request, url, `${mount}/horizon`, rest.slice("/horizon".length), friendbotUrl);
       }
@@ -331,6 +357,26 @@ export class SimulatedNetwork {
   }
 
   /**
+   * Records a payment from a contract account (C...) to an account, as a smart or passkey wallet's
+   * payment appears on Stellar: a transaction calling the asset contract's `transfer`, with its
+   * CAP-67 `transfer` event (from the contract) on the RPC API. It runs NO contract code (the
+   * simulator has no Soroban): the destination is credited, the contract's balance is not modelled,
+   * and the call traps (a FAILED transaction) when the destination cannot hold the asset. Resolves
+   * once its ledger closed (closing one now when the network is not started).
+   */
+  async recordContractTransfer(input: ContractTransferInput): Promise<{ hash: string; ledger: number; successful: boolean }> {
+    const transfer = parseContractTransfer(input);
+    const rootId = this.rootKeypair.publicKey();
+    const rootSequence = this.pendingSequence.get(rootId) ?? this.state.accounts.get(rootId)!.sequence;
+    const envelope = contractTransferEnvelope(transfer, this.rootKeypair, rootSequence, this.networkPassphrase);
+    const submission = this.enqueue(envelope, transfer);
+    if (!this.timer) this.closeLedgerNow();
+    const outcome = await submission.done;
+    if (outcome.status !== "included") throw new Error(`contract transfer not recorded: ${JSON.stringify(resultCodes(outcome.result))}`);
+    return { hash: outcome.transaction.hash, ledger: outcome.transaction.ledger, successful: outcome.transaction.successful };
+  }
+
+  /**
    * Submits a transaction without HTTP (envelope XDR or an SDK transaction, re-read with this
    * network's passphrase). Resolves when its ledger closes, or at once if it is rejected.
    */
@@ -375,15 +421,20 @@ export class SimulatedNetwork {
     });
     if (rejection) return { status: "rejected", envelope, result: rejection };
 
+    return { status: "pending", hash: envelope.hash, duplicate: false, done: this.enqueue(envelope).done };
+  }
+
+  /** Queues a checked envelope for the next ledger. */
+  private enqueue(envelope: Envelope, contractTransfer?: ContractTransfer): PendingSubmission {
     let settle!: PendingSubmission["settle"];
     const done = new Promise<Exclude<SubmissionOutcome, { status: "timeout" }>>((resolve) => {
       settle = resolve;
     });
-    const submission: PendingSubmission = { envelope, done, settle };
+    const submission: PendingSubmission = { envelope, contractTransfer, done, settle };
     this.queue.push(submission);
     this.pendingByHash.set(envelope.hash, submission);
     this.pendingSequence.set(envelope.source.account, envelope.sequence);
-    return { status: "pending", hash: envelope.hash, duplicate: false, done };
+    return submission;
   }
 
   private friendbotFund(address: string, startingBalance: bigint): Submission | { status: "exists" } {
@@ -419,7 +470,8 @@ export class SimulatedNetwork {
     for (const submission of batch) {
       let applied: ReturnType<typeof applyTransaction>;
       try {
-        applied = applyTransaction(submission.envelope, this.state, sequence, closedAt);
+        const transfer = submission.contractTransfer;
+        applied = applyTransaction(submission.envelope, this.state, sequence, closedAt, transfer && contractTransferCall(transfer, this.assetContracts));
       } catch {
         applied = { included: false, result: { feeCharged: 0n, code: "txInternalError" } };
       }
@@ -439,6 +491,9 @@ export class SimulatedNetwork {
         result: applied.result,
         resultXdr: buildTransactionResult(applied.result).toXDR("base64"),
         operations: [],
+        events: submission.contractTransfer
+          ? contractTransferEvents(submission.contractTransfer, submission.envelope, applied, this.assetContracts)
+          : transactionEvents(submission.envelope, applied, this.assetContracts),
       };
       stored.operations = History.operationsOf(stored, applied.outcomes);
       this.history.addTransaction(stored);
