@@ -74,7 +74,8 @@ describe("sendInvoice", () => {
     expect(await t.app.mail.runOnce()).toBe(1);
     expect(smtp.received.length).toBe(before + 1);
     const mail = smtp.received.at(-1)!;
-    expect(mail.from?.text).toBe('"Acme Billing" <billing@acme.test>');
+    // From the merchant's display name, at MAIL_FROM's address.
+    expect(mail.from?.value).toEqual([{ name: "Acme Tools", address: "billing@acme.test" }]);
     expect(recipientOf(mail)).toBe("ada@example.com");
     const due = invoice.due_at.slice(0, 10);
     expect(mail.subject).toBe(`Invoice ${invoice.invoice_number} from Acme Tools: 132.5000000 XLM due ${due}`);
@@ -86,6 +87,12 @@ describe("sendInvoice", () => {
     expect(mail.text).toContain(`View and pay the invoice: http://pay.example.test/i/${invoice.id}`);
     expect(invoice.hosted_invoice_url).toBe(`http://pay.example.test/i/${invoice.id}`);
     expect(mail.messageId).toMatch(/^<msg_\w+@stellar-pay>$/);
+    // The HTML part says the same: the items as a list, the facts as a table, the link as a button.
+    const html = String(mail.html);
+    expect(html).toContain(`<li style="margin:4px 0;">Consulting hour: 3 x 40.0000000 XLM = 120.0000000 XLM</li>`);
+    expect(html).toMatch(/<td[^>]*>Amount due<\/td><td[^>]*>132.5000000 XLM<\/td>/);
+    expect(html).toContain(`<a href="http://pay.example.test/i/${invoice.id}"`);
+    expect(html).toContain(">View and pay the invoice</a>");
 
     const rest = await t.api("GET", `/invoices/${invoice.id}`, { key: merchant.sandboxKey });
     expect(rest.body.sent_at).toBe(sentAt);

@@ -22,6 +22,7 @@ import "../modules/payments/payment-totals.graphql.ts";
 import "../modules/payments/payment-history.graphql.ts";
 import "../modules/users/users.graphql.ts";
 import "../modules/users/invitations.graphql.ts";
+import "../modules/users/mail-notices.graphql.ts";
 import "../modules/audit/audit.graphql.ts";
 import "../modules/refunds/refunds.graphql.ts";
 

@@ -6,10 +6,10 @@
 // after MAIL_RETRY_DELAYS_S; after the last the message is `failed`, and stays listed.
 import type { MailMessage } from "../generated/sqlite/client.ts";
 import type { AppDeps } from "../context.ts";
-import { mailBodyOf } from "../modules/mail/mail.service.ts";
+import { mailBodiesOf } from "../modules/mail/mail.service.ts";
 import { claimDueMail, recordMailAttempt } from "../modules/mail/mail.store.ts";
 import { type PeriodicTask, periodicTask } from "../shared/periodic-task.ts";
-import { type MailTransport, createMailTransport } from "./mail-transport.ts";
+import { type MailTransport, createMailTransport, senderOf } from "./mail-transport.ts";
 
 /** seconds after each failed attempt: 1 min, 5 min, 30 min, 2 h, 24 h (the webhooks' schedule) */
 export const MAIL_RETRY_DELAYS_S = [60, 300, 1800, 7200, 86_400];
@@ -77,7 +77,8 @@ export class MailWorker {
     let outcome: "sent" | "logged" | null = null;
     let error: string | null = null;
     try {
-      outcome = await this.transport.send({ id: message.id, from: config.mailFrom, to: message.recipient, subject: message.subject, text: mailBodyOf(config, message) });
+      const from = senderOf(config.mailFrom, message.senderName);
+      outcome = await this.transport.send({ id: message.id, from, to: message.recipient, subject: message.subject, ...mailBodiesOf(config, message) });
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
     }

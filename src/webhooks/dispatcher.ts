@@ -28,6 +28,7 @@ import {
   recordResultStatement,
   webhookWorkWaiting,
 } from "../modules/webhook-deliveries/webhook-deliveries.store.ts";
+import { recordEndpointHealth } from "../modules/webhook-endpoints/endpoint-health.ts";
 import { isLive, resealWebhookSecrets, signingSecrets, subscribedEvents } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 import { endpointRows, endpointsByIdStatement, liveEndpointsOfStatement } from "../modules/webhook-endpoints/webhook-endpoints.store.ts";
 import { announceDeliveryChanges, deliveryChangeNotices } from "../modules/webhook-deliveries/delivery-changes.ts";
@@ -426,6 +427,12 @@ export class WebhookDispatcher {
     await this.sql.direct.batch(steps);
     // Committed: open delivery logs show the attempts now (delivery-changes.ts).
     announceDeliveryChanges(this.deps.db, batch.map(({ delivery }) => delivery));
+    // After the attempts: a crash in between only delays a failing episode's start or notice to the next attempt.
+    await recordEndpointHealth(
+      this.deps,
+      batch.map(({ delivery, attempt }) => ({ endpoint: delivery.endpoint, succeeded: attempt.error === null, error: attempt.error })),
+      finishedAt,
+    );
   }
 
   private async finishWithoutAttempt(delivery: ClaimedDelivery, reason: string): Promise<void> {

@@ -1,6 +1,6 @@
-// Your account: the signed-in person's own password and two-factor sign-in. The two-factor setup is
+// Your account: the signed-in person's own password, two-factor sign-in and mail notices. The two-factor setup is
 // also the only screen of a session whose organization requires it and who has none yet (app.tsx).
-import { useMutation } from "@urql/preact";
+import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Button, CopyButton, Field, Notice, Page } from "../../components/ui.tsx";
 import { QrCode } from "../../components/qr.tsx";
@@ -13,6 +13,10 @@ const CHANGE_PASSWORD = graphql(`
 `);
 const BEGIN = graphql(`mutation BeginTwoFactorSetup { beginTwoFactorSetup { secret uri } }`);
 const CONFIRM = graphql(`mutation ConfirmTwoFactor($code: String!) { confirmTwoFactor(code: $code) }`);
+const MAIL_NOTICES = graphql(`query MailNotices { viewer { mailNotices { paymentReceived invoicePaid webhookFailing } } }`);
+const UPDATE_MAIL_NOTICES = graphql(`
+  mutation UpdateMailNotices($input: MailNoticesInput!) { updateMailNotices(input: $input) { paymentReceived invoicePaid webhookFailing } }
+`);
 const DISABLE = graphql(`mutation DisableTwoFactor($password: String!, $code: String!) { disableTwoFactor(password: $password, code: $code) }`);
 
 export function Account() {
@@ -23,8 +27,45 @@ export function Account() {
         Signed in as <strong>{session.viewer.user.email}</strong> ({session.viewer.user.role}).
       </p>
       <TwoFactor enabled={session.viewer.user.twoFactorEnabled} onChanged={session.refresh} />
+      <MailNotices canMendWebhooks={session.viewer.user.role !== "viewer"} />
       <PasswordForm />
     </Page>
+  );
+}
+
+type NoticeName = "paymentReceived" | "invoicePaid" | "webhookFailing";
+
+const NOTICE_CHOICES: [NoticeName, string, string][] = [
+  ["paymentReceived", "Payment received", "When a payment completes, in either environment."],
+  ["invoicePaid", "Invoice paid", "When a customer pays an invoice."],
+  ["webhookFailing", "Webhook endpoint failing", "When an endpoint has refused events for an hour: one mail per failure."],
+];
+
+/** Which notices this person gets by mail: each box saves as it is ticked, and shows what was saved. */
+function MailNotices(props: { canMendWebhooks: boolean }) {
+  const [current] = useQuery({ query: MAIL_NOTICES });
+  const [saved, save] = useMutation(UPDATE_MAIL_NOTICES);
+  // The mutation's answer is the newest truth; before any, the query's.
+  const notices = saved.data?.updateMailNotices ?? current.data?.viewer.mailNotices;
+  const choices = NOTICE_CHOICES.filter(([name]) => name !== "webhookFailing" || props.canMendWebhooks);
+  return (
+    <section class="panel" aria-labelledby="notices-heading">
+      <h2 id="notices-heading">Email notices</h2>
+      <p class="muted">Mail to {useSession().viewer.user.email}. Security notices to owners are always sent.</p>
+      {notices && (
+        <fieldset class="events notices" disabled={saved.fetching}>
+          <legend>Send me a mail</legend>
+          {choices.map(([name, label, hint]) => (
+            <label key={name}>
+              <input type="checkbox" checked={notices[name]} onChange={(e) => save({ input: { [name]: e.currentTarget.checked } })} /> {label}
+              <span class="muted"> · {hint}</span>
+            </label>
+          ))}
+        </fieldset>
+      )}
+      <Notice>{errorText(current.error ?? saved.error)}</Notice>
+      {saved.data && !saved.error && <Notice kind="ok">Saved.</Notice>}
+    </section>
   );
 }
 

@@ -1,7 +1,7 @@
 // Invoices: the list, a draft with items, and one invoice with Finalize, Void, Send invoice and its
 // links to copy.
 import { useMutation, useQuery } from "@urql/preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { Button, CopyButton, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { errorText, graphql } from "../graphql.ts";
@@ -130,6 +130,8 @@ const MAILS = graphql(`
   }
 `);
 
+const MAIL_STATUS_POLL_MS = 1500;
+
 export function InvoiceDetail(props: { params: { id: string } }) {
   const session = useSession();
   const [result, refetch] = useQuery({ query: INVOICE, variables: { id: props.params.id } });
@@ -137,6 +139,14 @@ export function InvoiceDetail(props: { params: { id: string } }) {
   const [voiding, voidInvoice] = useMutation(VOID);
   const [sending, send] = useMutation(SEND);
   const [mails, refetchMails] = useQuery({ query: MAILS, variables: { id: props.params.id } });
+  const waiting = mails.data?.mailMessages.edges.some((e) => e.node.status === "pending") ?? false;
+  // A mail waits for the mail worker, seconds away: its status is read again until none waits, so
+  // "pending" turns "sent" (or "failed") on the open page.
+  useEffect(() => {
+    if (!waiting) return;
+    const timer = setInterval(() => refetchMails({ requestPolicy: "network-only" }), MAIL_STATUS_POLL_MS);
+    return () => clearInterval(timer);
+  }, [waiting]);
   const invoice = result.data?.invoice;
   if (!invoice) return <Page title="Invoice">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
   const refresh = () => {

@@ -29,5 +29,7 @@ export function invoiceMail(invoice: InvoiceWithDetails, input: { merchantName: 
     recipient: input.recipient,
     subject: `Invoice ${invoice.invoiceNumber} from ${input.merchantName}: ${money(invoice.amount)} due ${due}`,
     text: lines.join("\n"),
+    // From the merchant, as the customer knows them (at the service's address).
+    senderName: input.merchantName,
   };
 }

@@ -4,7 +4,7 @@
 import type { MailMessage } from "../../generated/sqlite/client.ts";
 import { type Db, directSql, typedSql } from "../../db/client.ts";
 import { type Statement, rowConverter } from "../../db/direct-sql.ts";
-import { everyColumn, preparedQuery } from "../../db/typed-sql.ts";
+import { everyColumn, insertJsonRows, preparedQuery } from "../../db/typed-sql.ts";
 import { type InScope, type PageRequest, listOf } from "../../db/list-page.ts";
 import { type ServiceContext, inScope } from "../../context.ts";
 
@@ -14,6 +14,44 @@ const insert = preparedQuery((q, p: MailMessage) => q.insertInto("MailMessage").
 
 /** The insert of a new message, for the batch of the change that causes it. */
 export const newMailStatement = (db: Db, row: MailMessage): Statement => insert.statement(typedSql(db), row);
+
+/** Columns of a multi-row insert, with their PostgreSQL types (SQLite takes the JSON values as they are). */
+const MAIL_COLUMNS = {
+  id: "text",
+  organizationId: "text",
+  environment: "text",
+  kind: "text",
+  resourceId: "text",
+  recipient: "text",
+  subject: "text",
+  textBody: "text",
+  htmlBody: "text",
+  senderName: "text",
+  status: "text",
+  attemptCount: "integer",
+  nextAttemptAt: "timestamp",
+  leaseUntil: "timestamp",
+  lastError: "text",
+  sentAt: "timestamp",
+  createdAt: "timestamp",
+  updatedAt: "timestamp",
+} satisfies Record<keyof MailMessage, string>;
+const insertRows = insertJsonRows("MailMessage", MAIL_COLUMNS);
+
+/** The insert of any number of new messages as ONE statement of a caller's batch. */
+export function insertMailRowsStatement(db: Db, rows: MailMessage[]): Statement {
+  const { direct } = typedSql(db);
+  const date = (value: Date | null) => value && direct.storedDate(value);
+  const stored = rows.map((row) => ({
+    ...row,
+    nextAttemptAt: date(row.nextAttemptAt),
+    leaseUntil: date(row.leaseUntil),
+    sentAt: date(row.sentAt),
+    createdAt: date(row.createdAt),
+    updatedAt: date(row.updatedAt),
+  }));
+  return insertRows.statement(typedSql(db), { rows: JSON.stringify(stored) });
+}
 
 /**
  * Leases up to `limit` due messages until `leaseUntil`. Due: pending, its attempt time reached, and

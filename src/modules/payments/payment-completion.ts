@@ -14,6 +14,8 @@ import { type Db, type Tx, directSql } from "../../db/client.ts";
 import type { BatchStep, Statement, StatementResult } from "../../db/direct-sql.ts";
 import { conflict, notFound } from "../../errors.ts";
 import { actorOf, auditStatement } from "../audit/audit.service.ts";
+import { type NoticeAudience, invoicePaidMail, keyOf, loadNoticeAudiences, noticeRecipients, paymentReceivedMail } from "../mail/mail-notices.ts";
+import { type NoticeKind, queueMailsStatement } from "../mail/mail.service.ts";
 import type { Asset } from "../../shared/assets.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
 import { insertEventsStatement } from "../events/events.store.ts";
@@ -36,6 +38,7 @@ import {
   expireDuePaymentsStatement,
   expiredPaymentsOf,
   paymentById,
+  scopesOfPayments,
 } from "./payments.store.ts";
 import type { ManualCompletionInput } from "./payments.inputs.ts";
 import { recordPaymentEvent } from "./payments.service.ts";
@@ -65,15 +68,23 @@ export interface CompletionRelations {
   session: CheckoutSession | null;
   /** the payment's invoice if it is open: only an open invoice becomes paid */
   openInvoice: InvoiceWithItems | null;
+  /** who is told by mail that the money arrived (mail-notices.ts) */
+  audience: NoticeAudience | null;
 }
 
-/** The checkout sessions and open invoices of `paymentIds`, by payment id. */
+/** The checkout sessions, open invoices and notice audiences of `payments`, by payment id. */
 export async function loadCompletionRelations(db: Db, paymentIds: string[]): Promise<Map<string, CompletionRelations>> {
-  const relations = new Map<string, CompletionRelations>(paymentIds.map((id) => [id, { session: null, openInvoice: null }]));
+  const relations = new Map<string, CompletionRelations>(paymentIds.map((id) => [id, { session: null, openInvoice: null, audience: null }]));
   if (paymentIds.length === 0) return relations;
-  const [sessions, invoices] = await Promise.all([checkoutSessionsOfPayments(db, paymentIds), openInvoicesOfPayments(db, paymentIds)]);
+  const [sessions, invoices, payments] = await Promise.all([
+    checkoutSessionsOfPayments(db, paymentIds),
+    openInvoicesOfPayments(db, paymentIds),
+    scopesOfPayments(db, paymentIds),
+  ]);
+  const audiences = await loadNoticeAudiences(db, payments);
   for (const session of sessions) relations.get(session.paymentId)!.session = session;
   for (const invoice of invoices) relations.get(invoice.paymentId!)!.openInvoice = invoice;
+  for (const payment of payments) relations.get(payment.id)!.audience = audiences.get(keyOf(payment)) ?? null;
   return relations;
 }
 
@@ -89,14 +100,15 @@ export interface Completion {
  * (`pending` unless said), set `confirmed_at` and the given ledger details, clear the failure reason
  * of an earlier failed attempt and write `payment.completed`; move its checkout session to
  * `complete` (`checkout.session.completed`) and its open invoice to `paid` with `paid_at`
- * (`invoice.paid`). Any other move fails the batch with
+ * (`invoice.paid`), and queue the mail notices of both to the users who chose them (mail-notices.ts).
+ * Any other move fails the batch with
  * 409 "Payment is not pending". A voided invoice stays void: the payment still records the money.
  * Returns how to read the completed payments, in the order given, from the batch's results.
  *
- * However many payments there are, this is at most four statements (the ledger completes a page of
+ * However many payments there are, this is at most five statements (the ledger completes a page of
  * payments in one batch, and on PostgreSQL each statement is a round trip): one update each of the
  * payments, their sessions and their invoices, and one insert of every event, written per payment
- * in that order. Events are built from the rows the updates return, so their snapshots are what was
+ * in that order, and one insert of every notice mail. Events are built from the rows the updates return, so their snapshots are what was
  * written. `relations` decides which updates there are: should one no longer apply when the batch
  * runs (its row moved meanwhile), the batch fails with 409 and changes nothing.
  */
@@ -154,6 +166,24 @@ export function appendCompletions(
     });
     return insertEventsStatement(db, events);
   });
+
+  const told = (kind: NoticeKind) => completions.some(({ relations }) => noticeRecipients(relations.audience ?? undefined, kind).length > 0);
+  if (told("payment_received") || (told("invoice_paid") && invoices.length > 0)) {
+    steps.push((before) => {
+      const payments = completed(before);
+      const invoicesWritten = paidInvoices(before);
+      const mails = completions.flatMap(({ relations: { audience } }, i) => {
+        const payment = payments[i]!;
+        if (!audience) return [];
+        const invoice = invoicesWritten.get(payment.id);
+        return [
+          ...noticeRecipients(audience, "payment_received").map((to) => paymentReceivedMail(deps, payment, audience, to)),
+          ...(invoice ? noticeRecipients(audience, "invoice_paid").map((to) => invoicePaidMail(deps, invoice, payment, audience, to)) : []),
+        ].map((mail) => ({ scope: payment, mail }));
+      });
+      return queueMailsStatement(deps, mails);
+    });
+  }
   return completed;
 }
 

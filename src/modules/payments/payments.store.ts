@@ -66,6 +66,14 @@ const settlementWallets = preparedQuery((q, p: { ids: unknown }) =>
   q.selectFrom("Payment").select(["settlementAddress", "networkPassphrase"]).where(inListParam(q, "id", p.ids)),
 );
 
+const scopes = preparedQuery((q, p: { ids: unknown }) => q.selectFrom("Payment").select(["id", "organizationId", "environment"]).where(inListParam(q, "id", p.ids)));
+
+/** Whose these payments are (their organization and environment). */
+export async function scopesOfPayments(db: Db, ids: string[]): Promise<Pick<Payment, "id" | "organizationId" | "environment">[]> {
+  const typed = typedSql(db);
+  return scopes.all(typed, { ids: typed.direct.listParam(ids) });
+}
+
 /** The settlement wallets of these payments, as "passphrase|G...". */
 export async function walletsOfPayments(db: Db, ids: string[]): Promise<Set<string>> {
   const typed = typedSql(db);

@@ -14,7 +14,7 @@ import { CODE_REQUIRED, type LoginThrottle, type Reauthentication, passwordMatch
 import { endPasswordResetsStatement } from "./password-resets.store.ts";
 import { sessionOf } from "./session-user.ts";
 import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";
-import { deleteUser, insertUser, setPasswordHashStatement, setUserRole, userByEmail, userById, usersOfOrganization } from "./users.store.ts";
+import { type NoticeChoices, deleteUser, insertUser, setNoticeChoices, setPasswordHashStatement, setUserRole, userByEmail, userById, usersOfOrganization } from "./users.store.ts";
 import { typedSql } from "../../db/client.ts";
 import { actorOf, auditStatement } from "../audit/audit.service.ts";
 import { ownerNoticeStatements } from "../audit/security-notice.ts";
@@ -50,10 +50,13 @@ export const publicUser = (user: User) => ({
   createdAt: user.createdAt,
 });
 
-/** The row of a new user, without two-factor sign-in. */
+/** A new user gets every notice (as the columns' defaults say); they turn off what they do not want. */
+const EVERY_NOTICE_ON = { notifyPaymentReceived: true, notifyInvoicePaid: true, notifyWebhookFailing: true } as const;
+
+/** The row of a new user, without two-factor sign-in, with every notice on. */
 export function newUserRow(deps: Pick<Deps, "clock" | "ids">, input: Pick<User, "organizationId" | "email" | "role" | "passwordHash">): User {
   const now = deps.clock.now();
-  return { id: deps.ids.newId("usr"), ...input, totpSecret: null, totpEnabledAt: null, recoveryCodeHashes: null, totpLastStep: null, createdAt: now, updatedAt: now };
+  return { id: deps.ids.newId("usr"), ...input, totpSecret: null, totpEnabledAt: null, recoveryCodeHashes: null, totpLastStep: null, ...EVERY_NOTICE_ON, createdAt: now, updatedAt: now };
 }
 
 /**
@@ -158,4 +161,27 @@ export async function removeUser(ctx: ServiceContext, id: string): Promise<void>
     revokeInvitationsSentByStatement(ctx.db, user.id, ctx.clock.now()),
     auditStatement(ctx, actor, { action: "user.removed", resourceId: user.id, detail: `${user.email} (${user.role})` }),
   ]);
+}
+
+/** The notices `user` gets by mail, as the dashboard names them. */
+export const mailNoticesOf = (user: NoticeChoices) => ({
+  paymentReceived: user.notifyPaymentReceived,
+  invoicePaid: user.notifyInvoicePaid,
+  webhookFailing: user.notifyWebhookFailing,
+});
+
+/** Turns the caller's notices on or off (those not given stay); answers all of them. */
+export async function chooseMailNotices(ctx: ServiceContext, input: { paymentReceived?: boolean | null; invoicePaid?: boolean | null; webhookFailing?: boolean | null }) {
+  const principal = ctx.scope.principal;
+  if (principal.kind !== "user") throw badRequest("Only a dashboard session chooses mail notices; an API key has no mailbox");
+  const given = <T>(value: T | null | undefined) => (value === null ? undefined : value);
+  await setNoticeChoices(
+    ctx.db,
+    principal.id,
+    { notifyPaymentReceived: given(input.paymentReceived), notifyInvoicePaid: given(input.invoicePaid), notifyWebhookFailing: given(input.webhookFailing) },
+    ctx.clock.now(),
+  );
+  const user = await userById(ctx.db, principal.id);
+  if (!user) throw unauthorized();
+  return mailNoticesOf(user);
 }

@@ -35,6 +35,20 @@ export function usersOfOrganization(db: Db, organizationId: string): Promise<Use
   return typed.all(typed.q.selectFrom("User").selectAll().where("organizationId", "=", organizationId).orderBy("createdAt").orderBy("id"));
 }
 
+/** The users of any of `organizationIds` (the people a page of completed payments' notices may go to). */
+export function usersOfOrganizations(db: Db, organizationIds: string[]): Promise<User[]> {
+  const typed = typedSql(db);
+  return typed.all(typed.q.selectFrom("User").selectAll().where("organizationId", "in", organizationIds).orderBy("createdAt").orderBy("id"));
+}
+
+export type NoticeChoices = Pick<User, "notifyPaymentReceived" | "notifyInvoicePaid" | "notifyWebhookFailing">;
+
+/** Sets which notices the user gets by mail (the ones not given stay as they are). */
+export async function setNoticeChoices(db: Db, userId: string, choices: Partial<NoticeChoices>, now: Date): Promise<void> {
+  const typed = typedSql(db);
+  await typed.direct.batch([typed.statement(typed.q.updateTable("User").set({ ...choices, updatedAt: now }).where("id", "=", userId))]);
+}
+
 /**
  * The condition that keeps an organization's last owner: the user is not an owner, or another
  * owner remains. Part of the statement that changes the user, so no read goes stale before it.

@@ -97,3 +97,43 @@ const endpointsMatching = listOf<"WebhookEndpoint", InScope<WebhookEndpointFilte
 
 export const listWebhookEndpoints = (ctx: ServiceContext, filters: WebhookEndpointFilters, page: PageRequest) =>
   endpointsMatching(typedSql(ctx.db), { ...inScope(ctx.scope), ...filters }, page);
+
+// ---- failing episodes (endpoint-health.ts): since when its attempts fail, and its one notice
+
+/** Ends the failing episode of `ids` (an attempt succeeded): the next failure starts a new one. */
+export function endFailingEpisodes(sql: TypedSql, ids: string[]): Statement {
+  return sql.statement(
+    sql.q
+      .updateTable("WebhookEndpoint")
+      .set({ failingSince: null, failingNoticeAt: null })
+      .where(inListParam(sql.q, "id", sql.direct.listParam(ids)))
+      .where("failingSince", "is not", null),
+  );
+}
+
+/** Starts the failing episode of `ids` at `at`, for those not failing already. */
+export function startFailingEpisodes(sql: TypedSql, ids: string[], at: Date): Statement {
+  return sql.statement(
+    sql.q
+      .updateTable("WebhookEndpoint")
+      .set({ failingSince: at })
+      .where(inListParam(sql.q, "id", sql.direct.listParam(ids)))
+      .where("failingSince", "is", null),
+  );
+}
+
+/**
+ * Marks the episode of `id` as told at `at`, if it still is one failing since `failingBefore` or
+ * earlier and nobody told it yet: in the batch that queues the notice, so it is queued once.
+ */
+export function claimFailingNotice(sql: TypedSql, id: string, failingBefore: Date, at: Date, error: () => Error): Statement {
+  return sql.statement(
+    sql.q
+      .updateTable("WebhookEndpoint")
+      .set({ failingNoticeAt: at })
+      .where("id", "=", id)
+      .where("failingNoticeAt", "is", null)
+      .where("failingSince", "<=", failingBefore),
+    { expect: { changes: 1, error } },
+  );
+}
