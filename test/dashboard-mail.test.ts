@@ -1,0 +1,84 @@
+// The dashboard's mail screens in Chromium, at 1280 and 390 px: Your account → Email notices saves
+// each box as it is ticked and the server keeps it; an invoice sent from its detail shows its mail
+// "Pending" and then "Sent" on the open page once the mail worker has sent it (a real SMTP server
+// here receives it), with no reload. axe-core finds nothing on either screen.
+import type { Page } from "playwright-core";
+import { afterAll, describe, expect, it } from "vitest";
+import { createUser } from "../src/modules/users/users.service.ts";
+import { accessibilityViolations, launchBrowser, screenshotPath } from "./support/browser.ts";
+import { startSmtpServer } from "./support/smtp.ts";
+import { startTestApp } from "./support/test-app.ts";
+
+const LAPTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+const smtp = await startSmtpServer();
+const browser = await launchBrowser();
+const t = await startTestApp({ env: { SMTP_URL: `smtp://user:secret@127.0.0.1:${smtp.port}` } });
+afterAll(async () => {
+  await browser.close();
+  await t.close();
+  await smtp.close();
+});
+const merchant = await t.createMerchant();
+const owner = { email: "owner@mail-screens.test", password: "a-long-enough-password" };
+const { user } = await createUser(t.deps, { organizationId: merchant.organizationId, email: owner.email, role: "owner", password: owner.password });
+
+async function signedInPage(viewport: { width: number; height: number }): Promise<Page> {
+  await browser.context.clearCookies();
+  const page = await browser.context.newPage();
+  await page.setViewportSize(viewport);
+  await page.goto(`${t.url}/dashboard`);
+  await page.getByLabel("Email").fill(owner.email);
+  await page.getByLabel("Password").fill(owner.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Home", level: 1 }).waitFor();
+  return page;
+}
+
+const stored = async () => (await t.database.db.user.findUnique({ where: { id: user.id } }))!;
+
+describe("dashboard mail", () => {
+  it("Email notices: each box saves as it is ticked, says so, and the server keeps it", async () => {
+    for (const viewport of [LAPTOP, PHONE]) {
+      const page = await signedInPage(viewport);
+      await page.goto(`${t.url}/dashboard/account`);
+      const notices = page.getByRole("region", { name: "Email notices" });
+      const paymentReceived = notices.getByRole("checkbox", { name: /Payment received/ });
+      await paymentReceived.waitFor();
+      const before = (await stored()).notifyPaymentReceived;
+      expect(await paymentReceived.isChecked()).toBe(before);
+      await paymentReceived.click();
+      await notices.getByText("Saved.").waitFor();
+      expect(await paymentReceived.isChecked()).toBe(!before);
+      expect((await stored()).notifyPaymentReceived).toBe(!before);
+      await notices.getByRole("checkbox", { name: /Webhook endpoint failing/ }).waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      await page.screenshot({ path: screenshotPath(`dashboard-email-notices-${viewport.width}`), fullPage: true });
+      await page.close();
+    }
+  });
+
+  it("an invoice's mail turns from Pending to Sent on its open detail, without a reload", async () => {
+    const customer = await t.api("POST", "/customers", { key: merchant.sandboxKey, body: { name: "Ada", email: "ada@mail-screens.test" } });
+    for (const viewport of [LAPTOP, PHONE]) {
+      const invoice = await t.api("POST", "/invoices", { key: merchant.sandboxKey, body: { customer_id: customer.body.id, amount: "12" } });
+      expect((await t.api("POST", `/invoices/${invoice.body.id}/finalize`, { key: merchant.sandboxKey })).status).toBe(200);
+      const page = await signedInPage(viewport);
+      await page.goto(`${t.url}/dashboard/invoices/${invoice.body.id}`);
+      await page.getByRole("button", { name: "Send invoice" }).click();
+      const mails = page.getByRole("table", { name: "Emails about this invoice" });
+      await mails.getByText("ada@mail-screens.test").waitFor();
+      await mails.getByRole("cell", { name: "pending", exact: true }).waitFor();
+      const received = smtp.received.length;
+      // The worker sends it now; the page was not reloaded.
+      expect(await t.app.mail.runOnce()).toBe(1);
+      expect(smtp.received.length).toBe(received + 1);
+      await mails.getByRole("cell", { name: "sent", exact: true }).waitFor();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: screenshotPath(`dashboard-invoice-mail-sent-${viewport.width}`), fullPage: true });
+      await page.close();
+    }
+  });
+});
