@@ -20,17 +20,31 @@ export type ErrorCode =
   | "RATE_LIMITED"
   | "UNAVAILABLE";
 
+/**
+ * The input field a BAD_REQUEST is about, for the doors that speak to people in their own words
+ * (GraphQL, so the dashboard shows it beside the field): REST keeps the spec's message.
+ */
+export interface FieldProblem {
+  /** as the input schema names it (items[0].unit_amount is ["items", 0, "unit_amount"]) */
+  path: (string | number)[];
+  /** the message's phrase after the field's name ("must be at most 365") */
+  problem: string;
+  /** the whole sentence for people, where the field's name and the phrase do not make one */
+  words?: string;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    readonly field?: FieldProblem,
   ) {
     super(message);
     this.name = "DomainError";
   }
 }
 
-export const badRequest = (message: string) => new DomainError("BAD_REQUEST", message);
+export const badRequest = (message: string, field?: FieldProblem) => new DomainError("BAD_REQUEST", message, field);
 export const unauthorized = (message = "Unauthorized") => new DomainError("UNAUTHENTICATED", message);
 export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
 export const notFound = (message = "Not found") => new DomainError("NOT_FOUND", message);

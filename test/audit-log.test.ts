@@ -57,7 +57,7 @@ describe("a live key", () => {
     const none = await users.owner.graphql(CREATE_KEY, { environment: "production" }, { environment: "production" });
     expect(errorOf(none.body)).toEqual({ code: "BAD_REQUEST", message: "password: give your password again to make this change" });
     const wrong = await users.owner.graphql(CREATE_KEY, { environment: "production", password: "not-it" }, { environment: "production" });
-    expect(errorOf(wrong.body)).toEqual({ code: "UNAUTHENTICATED", message: "password is not the current password" });
+    expect(errorOf(wrong.body)).toEqual({ code: "UNAUTHENTICATED", message: "Password: this is not your current password" });
     expect(await trail()).toEqual(before);
   });
 

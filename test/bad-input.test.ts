@@ -85,7 +85,7 @@ describe("finding 7: bad input is 400, never 500", () => {
       key,
     );
     expect(gqlErrors(gql)).toMatchObject([
-      { message: "items total of quantity x unit_amount must be at most 922337203685.4775807", extensions: { code: "BAD_REQUEST" } },
+      { message: "Items: total of quantity x unit_amount must be at most 922337203685.4775807", extensions: { code: "BAD_REQUEST", field: "items" } },
     ]);
     expect(await rowCounts()).toEqual(before);
 
@@ -215,7 +215,7 @@ describe("finding 7: bad input is 400, never 500", () => {
       );
       const literal = await t.graphql(`mutation { createPayment(input: { amount: "1", metadata: { ${reserved}: "x" } }) { id } }`, undefined, key);
       for (const res of [variable, literal]) {
-        expect(gqlErrors(res)).toMatchObject([{ message: `metadata must not use the reserved key ${reserved}`, extensions: { code: "BAD_REQUEST" } }]);
+        expect(gqlErrors(res)).toMatchObject([{ message: `Metadata: must not use the reserved key ${reserved}`, extensions: { code: "BAD_REQUEST", field: "metadata" } }]);
       }
     }
     expect(await rowCounts()).toEqual(before);
@@ -516,7 +516,7 @@ describe("issue 30: every array and string input is bounded, on both doors", () 
     const gql = await t.graphql(`mutation($input: CreatePaymentInput!) { createPayment(input: $input) { id } }`, {
       input: { amount: "1", allowedAssets: Array.from({ length: 20_000 }, () => ({ assetCode: "XLM" })) },
     }, key);
-    expect(gqlErrors(gql).map((e) => [e.message, e.extensions?.code])).toEqual([["allowed_assets must have at most 20 items", "BAD_REQUEST"]]);
+    expect(gqlErrors(gql).map((e) => [e.message, e.extensions?.code])).toEqual([["Allowed assets: must have at most 20 items", "BAD_REQUEST"]]);
     expect(await rowCounts()).toEqual(before);
   });
 
@@ -558,7 +558,7 @@ describe("issue 30: every array and string input is bounded, on both doors", () 
       expect(res.body).toEqual({ error: `${query} must be at most 64 characters` });
     }
     const gql = await t.graphql(`mutation($input: CreatePaymentInput!) { createPayment(input: $input) { id } }`, { input: { amount: "1", customerId: "c".repeat(65) } }, key);
-    expect(gqlErrors(gql).map((e) => e.message)).toEqual(["customer_id must be at most 64 characters"]);
+    expect(gqlErrors(gql).map((e) => e.message)).toEqual(["Customer ID: must be at most 64 characters"]);
     expect(await rowCounts()).toEqual(before);
   });
 });

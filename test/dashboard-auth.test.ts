@@ -115,7 +115,7 @@ describe("sessions end", () => {
     const wrong = await user.graphql(CHANGE, { c: "not my password", n: "a brand new password" });
     expect(codeOf(wrong.body)).toBe("UNAUTHENTICATED");
     const short = await user.graphql(CHANGE, { c: user.password, n: "short" });
-    expect(short.body.errors[0]).toMatchObject({ message: "newPassword must be at least 10 characters", extensions: { code: "BAD_REQUEST" } });
+    expect(short.body.errors[0]).toMatchObject({ message: "New password: must be at least 10 characters", extensions: { code: "BAD_REQUEST" } });
     expect((await elsewhere.graphql(VIEWER)).body.data.viewer.user.id).toBe(user.userId);
 
     expect((await user.graphql(CHANGE, { c: user.password, n: "a brand new password" })).body.data).toEqual({ changePassword: true });

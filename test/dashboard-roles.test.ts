@@ -122,7 +122,7 @@ describe("the team", () => {
     const owner = await signedInUser(t, org.organizationId, "owner");
     const dev = await signedInUser(t, org.organizationId, "developer");
     const wrong = await owner.graphql(UPDATE, { id: dev.userId, role: "admin", password: "not the password" });
-    expect(wrong.body.errors[0]).toMatchObject({ message: "password is not the current password", extensions: { code: "UNAUTHENTICATED" } });
+    expect(wrong.body.errors[0]).toMatchObject({ message: "Password: this is not your current password", extensions: { code: "UNAUTHENTICATED" } });
     expect((await t.database.db.user.findUniqueOrThrow({ where: { id: dev.userId } })).role).toBe("developer");
     // The session itself goes on.
     expect((await owner.graphql(`{ viewer { user { id } } }`)).body.data.viewer.user.id).toBe(owner.userId);

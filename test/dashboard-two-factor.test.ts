@@ -42,7 +42,7 @@ describe("two-factor sign-in", () => {
     expect(stored.totpEnabledAt).toBeNull();
 
     const wrong = await user.graphql(CONFIRM, { code: "000000" === codeAt(setup.secret, t.clock.now()) ? "111111" : "000000" });
-    expect(errorOf(wrong.body)).toEqual({ message: "code is not the authenticator app's current code", code: "BAD_REQUEST" });
+    expect(errorOf(wrong.body)).toEqual({ message: "Authentication code: this is not the code your app shows now", code: "BAD_REQUEST" });
     startOfStep();
     const confirmed = await user.graphql(CONFIRM, { code: codeAt(setup.secret, t.clock.now()) });
     const recovery: string[] = confirmed.body.data.confirmTwoFactor;
@@ -59,7 +59,7 @@ describe("two-factor sign-in", () => {
     expect(errorOf(noCode.body)).toEqual({ message: "A code from your authenticator app (or a recovery code) is required", code: "UNAUTHENTICATED" });
     expect(noCode.headers.get("set-cookie")).toBeNull();
     const badCode = await login({ code: "12345x" });
-    expect(errorOf(badCode.body)).toEqual({ message: "Invalid code", code: "UNAUTHENTICATED" });
+    expect(errorOf(badCode.body)).toEqual({ message: "Authentication code: this is not the code your app shows now, nor an unused recovery code", code: "UNAUTHENTICATED" });
     expect(badCode.headers.get("set-cookie")).toBeNull();
     // A wrong password with a right code is still the one answer.
     const wrongPassword = await postGraphQL(t, { query: LOGIN, variables: { email: user.email, password: "not the password", code: codeAt(setup.secret, t.clock.now()) } });
@@ -75,7 +75,7 @@ describe("two-factor sign-in", () => {
     const withRecovery = await login({ code: recovery[3] });
     expect(withRecovery.body.data.login.user.id).toBe(user.userId);
     expect(withRecovery.headers.get("set-cookie")).toMatch(/^sp_session=/);
-    expect(errorOf((await login({ code: recovery[3] })).body)?.message).toBe("Invalid code");
+    expect(errorOf((await login({ code: recovery[3] })).body)?.message).toBe("Authentication code: this is not the code your app shows now, nor an unused recovery code");
     // Typed as people type it: upper case, without the dashes.
     expect((await login({ code: ` ${recovery[5]!.toUpperCase().replaceAll("-", " ")} ` })).body.data.login.user.id).toBe(user.userId);
     expect(JSON.parse((await t.database.db.user.findUniqueOrThrow({ where: { id: user.userId } })).recoveryCodeHashes!)).toHaveLength(8);
@@ -86,7 +86,7 @@ describe("two-factor sign-in", () => {
     const current = codeAt(setup.secret, t.clock.now());
     expect(errorOf((await user.graphql(DISABLE, { p: "not the password", c: current })).body)?.code).toBe("UNAUTHENTICATED");
     expect(errorOf((await user.graphql(DISABLE, { p: user.password, c: current === "000000" ? "111111" : "000000" })).body)).toEqual({
-      message: "Invalid code",
+      message: "Authentication code: this is not the code your app shows now, nor an unused recovery code",
       code: "UNAUTHENTICATED",
     });
     expect((await user.graphql(DISABLE, { p: user.password, c: current })).body.data).toEqual({ disableTwoFactor: true });
@@ -102,7 +102,7 @@ describe("two-factor sign-in", () => {
     const UPDATE = `mutation($id: ID!, $password: String!, $code: String) { updateUserRole(id: $id, role: admin, password: $password, code: $code) { role } }`;
     const noCode = await owner.graphql(UPDATE, { id: dev.userId, password: owner.password });
     expect(errorOf(noCode.body)).toEqual({ message: "A code from your authenticator app (or a recovery code) is required", code: "UNAUTHENTICATED" });
-    expect(errorOf((await owner.graphql(UPDATE, { id: dev.userId, password: owner.password, code: "000000" === codeAt(secret, t.clock.now()) ? "111111" : "000000" })).body)?.message).toBe("Invalid code");
+    expect(errorOf((await owner.graphql(UPDATE, { id: dev.userId, password: owner.password, code: "000000" === codeAt(secret, t.clock.now()) ? "111111" : "000000" })).body)?.message).toBe("Authentication code: this is not the code your app shows now, nor an unused recovery code");
     expect((await t.database.db.user.findUniqueOrThrow({ where: { id: dev.userId } })).role).toBe("developer");
     startOfStep();
     const done = await owner.graphql(UPDATE, { id: dev.userId, password: owner.password, code: codeAt(secret, t.clock.now()) });

@@ -119,8 +119,8 @@ describe("idempotencyKey on GraphQL create mutations", () => {
     const key = newKey();
     const first = await t.graphql(createInvoice, { input: { amount: "6", dueInDays: 400 }, key }, merchant.sandboxKey);
     const second = await t.graphql(createInvoice, { input: { amount: "6", dueInDays: 400 }, key }, merchant.sandboxKey);
-    expect(first.body.errors[0]).toMatchObject({ message: "due_in_days must be at most 365", extensions: { code: "BAD_REQUEST" } });
-    expect(second.body.errors[0]).toMatchObject({ message: "due_in_days must be at most 365", extensions: { code: "BAD_REQUEST" } });
+    expect(first.body.errors[0]).toMatchObject({ message: "Due in days: must be at most 365", extensions: { code: "BAD_REQUEST" } });
+    expect(second.body.errors[0]).toMatchObject({ message: "Due in days: must be at most 365", extensions: { code: "BAD_REQUEST" } });
   });
 
   it.each([

@@ -218,7 +218,7 @@ describe("invitations", () => {
 
     const short = await invite(owner);
     const tooShort = await postGraphQL(t, { query: ACCEPT, variables: { token: short.token, password: "short" } });
-    expect(messageOf(tooShort.body)).toBe("password must be at least 10 characters");
+    expect(messageOf(tooShort.body)).toBe("Password: must be at least 10 characters");
     expect(await t.database.db.user.count({ where: { email: short.email } })).toBe(0);
     const retried = await postGraphQL(t, { query: ACCEPT, variables: { token: short.token, password: "long-enough-now" } });
     expect(retried.body.data.acceptInvitation.user.email).toBe(short.email);
@@ -263,7 +263,7 @@ describe("password reset", () => {
     expect(stored!.textBody).not.toContain("token=");
 
     const weak = await postGraphQL(t, { query: RESET, variables: { token, newPassword: "short" } });
-    expect(messageOf(weak.body)).toBe("newPassword must be at least 10 characters");
+    expect(messageOf(weak.body)).toBe("New password: must be at least 10 characters");
     expect((await user.graphql(VIEWER)).body.data.viewer.user.email).toBe(user.email);
 
     expect((await postGraphQL(t, { query: RESET, variables: { token, newPassword: "a-brand-new-password" } })).body).toEqual({ data: { resetPassword: true } });

@@ -144,8 +144,8 @@ describe("markPaymentCompleted(reason)", () => {
   it("rejects an empty or overlong reason naming the field, and the payment stays pending", async () => {
     const payment = await createPayment();
     for (const [reason, message] of [
-      ["   ", "reason must not be empty"],
-      ["x".repeat(501), "reason must be at most 500 characters"],
+      ["   ", "Reason: must not be empty"],
+      ["x".repeat(501), "Reason: must be at most 500 characters"],
     ]) {
       const res = await gql(`mutation($id: ID!, $r: String) { markPaymentCompleted(id: $id, reason: $r) { id } }`, { id: payment.id, r: reason });
       expect(res.errors[0]).toMatchObject({ message, extensions: { code: "BAD_REQUEST" } });

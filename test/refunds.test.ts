@@ -168,7 +168,7 @@ describe("where the money goes", () => {
     const nobody = await t.graphql(claim, { id: refund.id, destination: { address: Keypair.random().publicKey(), memo: "1" } });
     expect(nobody.body.errors[0].message).toBe("destination.address is not an account on the ledger");
     const notAnAddress = await t.graphql(claim, { id: refund.id, destination: { address: "GABC" } });
-    expect(notAnAddress.body.errors[0].message).toBe("destination.address must be a Stellar public key (G...)");
+    expect(notAnAddress.body.errors[0].message).toBe("Destination address: must be a Stellar public key (G...)");
     expect((await readRefund(refund.id)).status).toBe("pending_claim");
 
     const claimed = await t.graphql(claim, { id: refund.id, destination: { address: exchange.publicKey(), memo: "123456", memoType: "id" } });

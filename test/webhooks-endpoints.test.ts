@@ -149,7 +149,7 @@ describe("GraphQL", () => {
       key,
     );
     expect(invalid.body.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST" } });
-    expect(invalid.body.errors[0].message).toMatch(/^enabled_events\[0\] must be one of payment\.created/);
+    expect(invalid.body.errors[0].message).toMatch(/^Enabled event 1: must be one of payment\.created/);
 
     receiver.respond("/graphql", 503);
     const sent = await t.graphql(`mutation($id: ID!) { sendTestWebhook(endpointId: $id) { id event status } }`, { id: webhookEndpoint.id }, key);

@@ -35,17 +35,23 @@ export function Button({ variant = "plain", type = "button", class: extra, ...re
 
 const idOf = (label: string) => `field-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
 
-/** A labelled input: the label is the field's accessible name. */
-export function Field(props: { label: string; hint?: string } & JSX.InputHTMLAttributes<HTMLInputElement>) {
-  const { label, hint, id, ...input } = props;
+/** A labelled input: the label is the field's accessible name; its error, in words, is shown and announced beside it. */
+export function Field(props: { label: string; hint?: string; error?: string | null } & JSX.InputHTMLAttributes<HTMLInputElement>) {
+  const { label, hint, error, id, ...input } = props;
   const fieldId = (id as string | undefined) ?? idOf(label);
+  const describedBy = [hint && `${fieldId}-hint`, error && `${fieldId}-error`].filter(Boolean).join(" ");
   return (
-    <div class="field">
+    <div class={`field${error ? " invalid" : ""}`}>
       <label for={fieldId}>{label}</label>
-      <input id={fieldId} {...input} aria-describedby={hint ? `${fieldId}-hint` : undefined} />
+      <input id={fieldId} {...input} aria-invalid={error ? true : undefined} aria-describedby={describedBy || undefined} />
       {hint && (
         <p class="hint" id={`${fieldId}-hint`}>
           {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${fieldId}-error`} role="alert">
+          {error}
         </p>
       )}
     </div>

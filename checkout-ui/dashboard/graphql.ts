@@ -49,3 +49,21 @@ export function errorText(error: { graphQLErrors?: { message: string }[]; networ
 /** The GraphQL error code (extensions.code) of a failed operation, if any. */
 export const errorCode = (error: { graphQLErrors?: { extensions?: Record<string, unknown> }[] } | undefined) =>
   (error?.graphQLErrors?.[0]?.extensions?.code as string | undefined) ?? null;
+
+type OperationError = { graphQLErrors?: { message: string; extensions?: Record<string, unknown> }[]; networkError?: Error; message: string } | undefined;
+
+/**
+ * A failed form's errors split by where they are shown: beside the field the server named
+ * (extensions.field, one of `fields`: "items.0.unitAmount"), or above the buttons for the rest.
+ */
+export function formErrors(error: OperationError, fields: readonly string[]): { of(field: string): string | null; other: string | null } {
+  const beside = new Map<string, string>();
+  const rest: string[] = [];
+  for (const e of error?.graphQLErrors ?? []) {
+    const field = e.extensions?.field;
+    if (typeof field === "string" && fields.includes(field)) beside.set(field, e.message);
+    else rest.push(e.message);
+  }
+  const other = rest.length ? rest.join("; ") : error && !error.graphQLErrors?.length ? errorText(error) : null;
+  return { of: (field) => beside.get(field) ?? null, other };
+}

@@ -1,6 +1,7 @@
 // The merchant dashboard at /dashboard: sign in, then every screen over GraphQL with the session
 // cookie. See README "Dashboard".
 import "./style.css";
+import "./forms.css";
 import { render } from "preact";
 import { App } from "./app.tsx";
 

@@ -4,14 +4,24 @@
 // anything else is logged once, with the request's id, and becomes INTERNAL "Internal server error".
 import { type ExecutionResult, GraphQLError } from "graphql";
 import { DomainError, INTERNAL_ERROR_MESSAGE, logUnexpectedError } from "../errors.ts";
+import { fieldSentence, graphqlFieldPath } from "../shared/field-words.ts";
 import type { Logger } from "../shared/logger.ts";
 
 /** extensions.code of an error no caller should see the inside of */
 const INTERNAL_CODE = "INTERNAL";
 
-/** A DomainError as GraphQL answers it; `at`: the error graphql-js located it with (path, nodes). */
+/**
+ * A DomainError as GraphQL answers it; `at`: the error graphql-js located it with (path, nodes). A
+ * refused input field is told in people's words, its input path in extensions.field (the dashboard
+ * shows the message beside that field).
+ */
 export function graphqlErrorOf(error: DomainError, at?: GraphQLError, extensions: Record<string, unknown> = {}): GraphQLError {
-  return new GraphQLError(error.message, { nodes: at?.nodes, path: at?.path, extensions: { code: error.code, ...extensions } });
+  const field = error.field && { message: fieldSentence(error.field), extensions: { field: graphqlFieldPath(error.field.path) } };
+  return new GraphQLError(field?.message ?? error.message, {
+    nodes: at?.nodes,
+    path: at?.path,
+    extensions: { code: error.code, ...field?.extensions, ...extensions },
+  });
 }
 
 /** `error` as the caller may see it. */

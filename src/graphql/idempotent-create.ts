@@ -2,7 +2,7 @@
 // (src/modules/idempotency/idempotency.service.ts), stored per caller (API key, or dashboard user) in its own namespace. A replay answers with the
 // resource the first call created (read afresh), or throws the first call's 4xx error again.
 import { type ServiceContext, callerIdOf } from "../context.ts";
-import { DomainError, type ErrorCode } from "../errors.ts";
+import { DomainError, type ErrorCode, type FieldProblem } from "../errors.ts";
 import { httpStatusOf } from "../rest/errors.ts";
 import { checkIdempotencyKey, requestFingerprint, runIdempotently } from "../modules/idempotency/idempotency.service.ts";
 
@@ -27,13 +27,13 @@ export async function idempotentCreate<T extends { id: string }>(
         return { status: 200, body: JSON.stringify({ id: created.id }) };
       } catch (error) {
         // Stored with REST's status of its code: the record says it is a final answer, not a 5xx to retry.
-        if (error instanceof DomainError) return { status: httpStatusOf(error.code), body: JSON.stringify({ error: error.message, code: error.code }) };
+        if (error instanceof DomainError) return { status: httpStatusOf(error.code), body: JSON.stringify({ error: error.message, code: error.code, field: error.field }) };
         throw error;
       }
     },
   );
   if (created) return created;
-  const stored = JSON.parse(response.body) as { id: string } | { error: string; code: ErrorCode };
-  if ("error" in stored) throw new DomainError(stored.code, stored.error);
+  const stored = JSON.parse(response.body) as { id: string } | { error: string; code: ErrorCode; field?: FieldProblem };
+  if ("error" in stored) throw new DomainError(stored.code, stored.error, stored.field);
   return load(stored.id);
 }

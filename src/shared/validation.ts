@@ -46,11 +46,13 @@ z.config({
 /** The first problem of a failed parse, as a 400 whose message names the field. */
 function validationError(error: z.ZodError, root = "body"): DomainError {
   const issue = error.issues[0]!;
+  const path = issue.path.map((part) => (typeof part === "number" ? part : shortName(String(part))));
   if (issue.code === "unrecognized_keys") {
     const where = pathText(issue.path);
-    return badRequest(`${where ? `${where}.` : ""}${shortName(String(issue.keys[0]))} is not a recognized field`);
+    const problem = "is not a recognized field";
+    return badRequest(`${where ? `${where}.` : ""}${shortName(String(issue.keys[0]))} ${problem}`, { path: [...path, shortName(String(issue.keys[0]))], problem });
   }
-  return badRequest(`${pathText(issue.path) || root} ${issue.message}`);
+  return badRequest(`${pathText(issue.path) || root} ${issue.message}`, { path: path.length ? path : [root], problem: issue.message });
 }
 
 /** Deeper than any resource's input (items[0].description is 3): past it, input is refused unread. */

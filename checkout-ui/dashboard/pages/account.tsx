@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { Button, CopyButton, Field, Notice, Page } from "../../components/ui.tsx";
 import { QrCode } from "../../components/qr.tsx";
 import { saveFile } from "../download.ts";
-import { errorText, graphql } from "../graphql.ts";
+import { errorText, formErrors, graphql } from "../graphql.ts";
 import { type Session, useSession } from "../session.tsx";
 
 const CHANGE_PASSWORD = graphql(`
@@ -73,6 +73,7 @@ function PasswordForm() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [result, change] = useMutation(CHANGE_PASSWORD);
+  const errors = formErrors(result.error, ["currentPassword", "newPassword"]);
   return (
     <form
       class="panel"
@@ -84,7 +85,15 @@ function PasswordForm() {
       }}
     >
       <h2 id="password-heading">Password</h2>
-      <Field label="Current password" type="password" autoComplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
+      <Field
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={current}
+        error={errors.of("currentPassword")}
+        onInput={(e) => setCurrent(e.currentTarget.value)}
+      />
       <Field
         label="New password"
         type="password"
@@ -92,9 +101,10 @@ function PasswordForm() {
         required
         hint="Your other sessions end when it changes."
         value={next}
+        error={errors.of("newPassword")}
         onInput={(e) => setNext(e.currentTarget.value)}
       />
-      <Notice>{errorText(result.error)}</Notice>
+      <Notice>{errors.other}</Notice>
       {result.data && !result.error && <Notice kind="ok">Password changed. Your other sessions have ended.</Notice>}
       <Button type="submit" variant="primary" disabled={result.fetching}>
         Change password

@@ -3,7 +3,7 @@ import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Button, Field, Notice, Page, Pager, Table, When, usePaging } from "../../components/ui.tsx";
-import { errorText, graphql } from "../graphql.ts";
+import { errorText, formErrors, graphql } from "../graphql.ts";
 import { can, useSession } from "../session.tsx";
 import { InvoicesTable } from "./invoices.tsx";
 import { PaymentsTable } from "./payments.tsx";
@@ -33,7 +33,7 @@ export function Customers() {
         {rows.map((c) => (
           <tr key={c.id}>
             <td>
-              <Link href={`/customers/${c.id}`}>{c.name ?? c.id}</Link>
+              <Link href={`/customers/${c.id}`}>{c.name ?? c.email ?? c.id}</Link>
               <div>
                 <code class="muted">{c.id}</code>
               </div>
@@ -56,21 +56,23 @@ function CustomerForm(props: { customer?: { id: string; name: string | null; ema
   const [description, setDescription] = useState(props.customer?.description ?? "");
   const [created, create] = useMutation(CREATE);
   const [updated, update] = useMutation(UPDATE);
+  const errors = formErrors(created.error ?? updated.error, ["name", "email", "description"]);
   return (
     <form
       class="panel"
       onSubmit={async (e) => {
         e.preventDefault();
-        const input = { name: name || null, email: email || null, description: description || null };
+        const input = { name: name.trim() || null, email: email.trim() || null, description: description.trim() || null };
         const answer = props.customer ? await update({ id: props.customer.id, input }) : await create({ input });
         if (answer.data) props.onDone();
       }}
     >
       <h2>{props.customer ? "Edit customer" : "New customer"}</h2>
-      <Field label="Name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-      <Field label="Customer email" type="email" value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-      <Field label="Description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-      <Notice>{errorText(created.error ?? updated.error)}</Notice>
+      <p class="hint">A name, an email or both: how you will find this customer again.</p>
+      <Field label="Name" value={name} error={errors.of("name")} onInput={(e) => setName(e.currentTarget.value)} />
+      <Field label="Customer email" type="email" value={email} error={errors.of("email")} onInput={(e) => setEmail(e.currentTarget.value)} />
+      <Field label="Description" value={description} error={errors.of("description")} onInput={(e) => setDescription(e.currentTarget.value)} />
+      <Notice>{errors.other}</Notice>
       <div class="actions">
         <Button type="submit" variant="primary" disabled={created.fetching || updated.fetching}>
           Save customer
@@ -100,7 +102,7 @@ export function CustomerDetail(props: { params: { id: string } }) {
   const payments = customer.payments.edges.map((e) => e.node);
   const invoices = result.data?.invoices.edges.map((e) => e.node) ?? [];
   return (
-    <Page title={customer.name ?? customer.id} actions={can.write(session.viewer.user.role) && !editing && <Button onClick={() => setEditing(true)}>Edit customer</Button>}>
+    <Page title={customer.name ?? customer.email ?? customer.id} actions={can.write(session.viewer.user.role) && !editing && <Button onClick={() => setEditing(true)}>Edit customer</Button>}>
       {editing && <CustomerForm customer={customer} onDone={() => (setEditing(false), refetch({ requestPolicy: "network-only" }))} />}
       <dl class="facts">
         <dt>Id</dt>

@@ -1,17 +1,20 @@
-// Invoices: the list, a draft with items, and one invoice with Finalize, Void, Send invoice and its
-// links to copy.
+// Invoices: the list, a draft with items (its customer picked by name or email, each line's total
+// and the subtotal as they are typed), and one invoice with Finalize, Void, Send invoice and its links
+// to copy.
 import { useMutation, useQuery } from "@urql/preact";
 import { useEffect, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { Button, CopyButton, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
-import { errorText, graphql } from "../graphql.ts";
+import { CustomerLink, CustomerPicker, type PickedCustomer } from "../components/customer-picker.tsx";
+import { errorText, formErrors, graphql } from "../graphql.ts";
+import { fromStroops, toStroops } from "../money.ts";
 import { useUrlFilters } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 
 const INVOICES = graphql(`
   query Invoices($first: Int, $after: String, $last: Int, $before: String, $status: InvoiceStatus, $customerId: String) {
     invoices(first: $first, after: $after, last: $last, before: $before, status: $status, customerId: $customerId) {
-      edges { node { id invoiceNumber status amount dueAt customerId createdAt settlementAsset { assetCode issuerAddress } } }
+      edges { node { id invoiceNumber status amount dueAt customerId createdAt settlementAsset { assetCode issuerAddress } customer { id name email } } }
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     }
   }
@@ -47,50 +50,111 @@ export function Invoices() {
 
 const CREATE = graphql(`mutation CreateInvoice($input: CreateInvoiceInput!) { createInvoice(input: $input) { id } }`);
 
+/** What finalizing gives an invoice's payment to settle in (the server's default asset): a draft is priced in it. */
+const INVOICE_ASSET = "XLM";
+
 interface ItemDraft {
   description: string;
   quantity: string;
   unitAmount: string;
 }
 
+const AMOUNT = /^\d+(\.\d{1,7})?$/;
+const QUANTITY = /^[1-9]\d{0,8}$/;
+
+/** A line's total in stroops (quantity × unit amount, exact), or null while either is not a number yet. */
+const lineTotal = (item: ItemDraft): bigint | null =>
+  QUANTITY.test(item.quantity.trim()) && AMOUNT.test(item.unitAmount.trim()) ? BigInt(item.quantity.trim()) * toStroops(item.unitAmount.trim()) : null;
+
+/** The fields a draft's errors may name (extensions.field), to show each beside its input. */
+const draftFields = (items: ItemDraft[]) => [
+  "customerId",
+  "description",
+  "dueInDays",
+  ...items.flatMap((_, i) => [`items.${i}.description`, `items.${i}.quantity`, `items.${i}.unitAmount`]),
+];
+
 function InvoiceDraft(props: { onCancel: () => void }) {
   const [, navigate] = useLocation();
-  const [customerId, setCustomerId] = useState("");
+  const [customer, setCustomer] = useState<PickedCustomer | null>(null);
   const [description, setDescription] = useState("");
   const [dueInDays, setDueInDays] = useState("30");
   const [items, setItems] = useState<ItemDraft[]>([{ description: "", quantity: "1", unitAmount: "" }]);
   const [result, create] = useMutation(CREATE);
+  const errors = formErrors(result.error, draftFields(items));
   const setItem = (index: number, change: Partial<ItemDraft>) => setItems(items.map((item, i) => (i === index ? { ...item, ...change } : item)));
+  const totals = items.map(lineTotal);
+  const subtotal = totals.every((t) => t !== null) ? totals.reduce<bigint>((sum, t) => sum + t!, 0n) : null;
   return (
     <form
       class="panel"
       onSubmit={async (e) => {
         e.preventDefault();
         const answer = await create({
-          input: { customerId: customerId.trim() || null, description: description || null, dueInDays: Number(dueInDays), items },
+          input: {
+            customerId: customer?.id ?? null,
+            description: description.trim() || null,
+            dueInDays: Number(dueInDays),
+            items: items.map((item) => ({ description: item.description, quantity: item.quantity.trim(), unitAmount: item.unitAmount.trim() })),
+          },
         });
         if (answer.data) navigate(`/invoices/${answer.data.createInvoice.id}`);
       }}
     >
       <h2>New draft invoice</h2>
-      <Field label="Customer id" placeholder="cus_…" value={customerId} onInput={(e) => setCustomerId(e.currentTarget.value)} />
-      <Field label="Description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-      <Field label="Due in days" type="number" min={1} required value={dueInDays} onInput={(e) => setDueInDays(e.currentTarget.value)} />
+      <CustomerPicker value={customer} onChange={setCustomer} error={errors.of("customerId")} />
+      <Field
+        label="Description"
+        hint="Shown to the customer on the invoice."
+        value={description}
+        error={errors.of("description")}
+        onInput={(e) => setDescription(e.currentTarget.value)}
+      />
+      <Field
+        label="Due in days"
+        type="number"
+        min={1}
+        max={365}
+        required
+        value={dueInDays}
+        error={errors.of("dueInDays")}
+        onInput={(e) => setDueInDays(e.currentTarget.value)}
+      />
       <fieldset class="items">
-        <legend>Items</legend>
+        <legend>Items (amounts in {INVOICE_ASSET})</legend>
         {items.map((item, i) => (
           <div class="item-row" key={i}>
-            <Field id={`item-${i}-description`} label={`Item ${i + 1} description`} required value={item.description} onInput={(e) => setItem(i, { description: e.currentTarget.value })} />
-            <Field id={`item-${i}-quantity`} label={`Item ${i + 1} quantity`} inputMode="decimal" required value={item.quantity} onInput={(e) => setItem(i, { quantity: e.currentTarget.value })} />
+            <Field
+              id={`item-${i}-description`}
+              label={`Item ${i + 1} description`}
+              required
+              value={item.description}
+              error={errors.of(`items.${i}.description`)}
+              onInput={(e) => setItem(i, { description: e.currentTarget.value })}
+            />
+            <Field
+              id={`item-${i}-quantity`}
+              label={`Item ${i + 1} quantity`}
+              inputMode="numeric"
+              required
+              value={item.quantity}
+              error={errors.of(`items.${i}.quantity`)}
+              onInput={(e) => setItem(i, { quantity: e.currentTarget.value })}
+            />
             <Field
               id={`item-${i}-unit`}
-              label={`Item ${i + 1} unit amount`}
+              label={`Item ${i + 1} unit amount (${INVOICE_ASSET})`}
               inputMode="decimal"
               required
               placeholder="10.00"
               value={item.unitAmount}
+              error={errors.of(`items.${i}.unitAmount`)}
               onInput={(e) => setItem(i, { unitAmount: e.currentTarget.value })}
             />
+            <p class="line-total" aria-live="polite">
+              <span class="label">Item {i + 1} total</span>
+              {totals[i] === null ? <span class="muted">—</span> : <Money amount={fromStroops(totals[i]!)} asset={{ assetCode: INVOICE_ASSET }} />}
+            </p>
             {items.length > 1 && (
               <Button aria-label={`Remove item ${i + 1}`} onClick={() => setItems(items.filter((_, j) => j !== i))}>
                 Remove
@@ -98,9 +162,13 @@ function InvoiceDraft(props: { onCancel: () => void }) {
             )}
           </div>
         ))}
+        <p class="subtotal" aria-live="polite">
+          <span>Subtotal</span>
+          {subtotal === null ? <span class="muted">Enter each item's quantity and unit amount</span> : <Money amount={fromStroops(subtotal)} asset={{ assetCode: INVOICE_ASSET }} />}
+        </p>
         <Button onClick={() => setItems([...items, { description: "", quantity: "1", unitAmount: "" }])}>Add item</Button>
       </fieldset>
-      <Notice>{errorText(result.error)}</Notice>
+      <Notice>{errors.other}</Notice>
       <div class="actions">
         <Button type="submit" variant="primary" disabled={result.fetching}>
           Create draft
@@ -115,6 +183,7 @@ const INVOICE = graphql(`
   query Invoice($id: ID!) {
     invoice(id: $id) {
       id invoiceNumber status amount description dueAt createdAt finalizedAt paidAt voidedAt sentAt customerId
+      customer { id name email }
       hostedInvoiceUrl checkoutUrl paymentIntentId
       settlementAsset { assetCode issuerAddress }
       items { description quantity unitAmount }
@@ -191,12 +260,14 @@ export function InvoiceDetail(props: { params: { id: string } }) {
         <dd>
           <Money amount={invoice.amount} asset={invoice.settlementAsset} />
         </dd>
+        <dt>Description</dt>
+        <dd class="invoice-description">{invoice.description ?? "—"}</dd>
         <dt>Due</dt>
         <dd>
           <When at={invoice.dueAt} />
         </dd>
         <dt>Customer</dt>
-        <dd>{invoice.customerId ? <Link href={`/customers/${invoice.customerId}`}>{invoice.customerId}</Link> : "—"}</dd>
+        <dd>{invoice.customer ? <CustomerLink customer={invoice.customer} /> : "—"}</dd>
         <dt>Sent</dt>
         <dd>
           <When at={invoice.sentAt} />
@@ -212,7 +283,7 @@ export function InvoiceDetail(props: { params: { id: string } }) {
           <a href={invoice.hostedInvoiceUrl}>{invoice.hostedInvoiceUrl}</a> <CopyButton value={invoice.hostedInvoiceUrl} label="invoice link" />
         </dd>
       </dl>
-      <Table caption="Items" head={["Item", "Quantity", "Unit amount"]} rows={invoice.items.length} empty="No items: a single amount.">
+      <Table caption="Items" head={["Item", "Quantity", "Unit amount", "Total"]} rows={invoice.items.length} empty="No items: a single amount.">
         {invoice.items.map((item, i) => (
           <tr key={i}>
             <td>{item.description}</td>
@@ -220,8 +291,23 @@ export function InvoiceDetail(props: { params: { id: string } }) {
             <td>
               <Money amount={item.unitAmount} asset={invoice.settlementAsset} />
             </td>
+            <td>
+              <Money amount={fromStroops(BigInt(item.quantity) * toStroops(item.unitAmount))} asset={invoice.settlementAsset} />
+            </td>
           </tr>
         ))}
+        {invoice.items.length > 0 && (
+          <tr class="subtotal-row">
+            <th scope="row" colSpan={3}>
+              Subtotal
+            </th>
+            <td>
+              <strong>
+                <Money amount={invoice.amount} asset={invoice.settlementAsset} />
+              </strong>
+            </td>
+          </tr>
+        )}
       </Table>
       <h2>Emails</h2>
       <Table caption="Emails about this invoice" head={["To", "Subject", "Status", "Queued", "Sent"]} rows={sent.length} empty="Not sent yet.">
@@ -249,7 +335,15 @@ export function InvoiceDetail(props: { params: { id: string } }) {
 /** Invoices as every screen lists them: number (a link to its detail) and id, status in words, amount, due date, and the customer if asked. */
 export function InvoicesTable(props: {
   caption: string;
-  invoices: { id: string; invoiceNumber: string; status: string; amount: string; settlementAsset: { assetCode: string } | null; dueAt: string; customerId?: string | null }[];
+  invoices: {
+    id: string;
+    invoiceNumber: string;
+    status: string;
+    amount: string;
+    settlementAsset: { assetCode: string } | null;
+    dueAt: string;
+    customer?: PickedCustomer | null;
+  }[];
   empty: string;
   withCustomer?: boolean;
 }) {
@@ -273,7 +367,7 @@ export function InvoicesTable(props: {
           <td>
             <When at={i.dueAt} />
           </td>
-          {props.withCustomer && <td>{i.customerId ? <code>{i.customerId}</code> : <span class="muted">—</span>}</td>}
+          {props.withCustomer && <td>{i.customer ? <CustomerLink customer={i.customer} /> : <span class="muted">—</span>}</td>}
         </tr>
       ))}
     </Table>

@@ -2,7 +2,7 @@
 import { useMutation } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Button, Field, Notice, useTabTitle } from "../../components/ui.tsx";
-import { errorText, graphql } from "../graphql.ts";
+import { errorCode, errorText, formErrors, graphql } from "../graphql.ts";
 
 const LOGIN = graphql(`
   mutation Login($email: String!, $password: String!, $code: String) {
@@ -12,27 +12,68 @@ const LOGIN = graphql(`
 
 const REQUEST_RESET = graphql(`mutation RequestPasswordReset($email: String!) { requestPasswordReset(email: $email) }`);
 
-/** The server's answer to a user with two-factor sign-in who sent no code (users.service.ts). */
-const CODE_REQUIRED = /code from your authenticator app/;
-
+/**
+ * Signing in is one step, or two with two-factor sign-in on: the server answers a right password
+ * without a code by naming the code's field (extensions.field "code", users.service.ts), and the page
+ * then asks for the code as a step of its own, not as an error.
+ */
 export function Login(props: { onSignedIn: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
+  const [codeStep, setCodeStep] = useState(false);
   const [result, login] = useMutation(LOGIN);
-  const error = errorText(result.error);
-  const askCode = code !== "" || (error !== null && CODE_REQUIRED.test(error));
   const [forgot, setForgot] = useState(false);
-  useTabTitle(forgot ? "Reset your password · Dashboard" : "Sign in · Dashboard");
+  useTabTitle(forgot ? "Reset your password · Dashboard" : codeStep ? "Two-step verification · Dashboard" : "Sign in · Dashboard");
+  const errors = formErrors(result.error, ["code"]);
   if (forgot) return <ForgotPassword email={email} onBack={() => setForgot(false)} />;
+  const signIn = async (withCode: string | null) => {
+    const answer = await login({ email, password, code: withCode });
+    if (answer.data?.login) return props.onSignedIn();
+    // Asked for the code (or given a wrong one): the code step, its error beside the field.
+    if (errorCode(answer.error) === "UNAUTHENTICATED" && formErrors(answer.error, ["code"]).of("code")) setCodeStep(true);
+  };
+  if (codeStep) {
+    // The first answer (code required) is the reason for this step, not an error to show.
+    const wrongCode = code !== "" && result.operation?.variables.code ? errors.of("code") : null;
+    return (
+      <main class="login" id="main">
+        <h1>Two-step verification</h1>
+        <p>Enter the 6-digit code from your authenticator app for {email}.</p>
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            void signIn(code.trim() || null);
+          }}
+        >
+          <Field
+            label="Authentication code"
+            hint="Lost your phone? Enter one of your recovery codes instead."
+            autoComplete="one-time-code"
+            autoFocus
+            required
+            value={code}
+            error={wrongCode}
+            onInput={(e) => setCode(e.currentTarget.value)}
+          />
+          <Notice>{errors.other}</Notice>
+          <Button type="submit" variant="primary" disabled={result.fetching}>
+            Verify and sign in
+          </Button>
+        </form>
+        <Button class="link" onClick={() => (setCodeStep(false), setCode(""), setPassword(""))}>
+          Back to sign in
+        </Button>
+      </main>
+    );
+  }
   return (
     <main class="login" id="main">
       <h1>Sign in to your dashboard</h1>
       <form
-        onSubmit={async (event) => {
+        onSubmit={(event) => {
           event.preventDefault();
-          const answer = await login({ email, password, code: code.trim() || null });
-          if (answer.data?.login) props.onSignedIn();
+          void signIn(null);
         }}
       >
         <Field label="Email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
@@ -44,17 +85,7 @@ export function Login(props: { onSignedIn: () => void }) {
           value={password}
           onInput={(e) => setPassword(e.currentTarget.value)}
         />
-        {askCode && (
-          <Field
-            label="Authentication code"
-            hint="From your authenticator app, or one of your recovery codes."
-            autoComplete="one-time-code"
-            required
-            value={code}
-            onInput={(e) => setCode(e.currentTarget.value)}
-          />
-        )}
-        <Notice>{error}</Notice>
+        <Notice>{result.operation?.variables.code == null && errors.of("code") ? null : errorText(result.error)}</Notice>
         <Button type="submit" variant="primary" disabled={result.fetching}>
           Sign in
         </Button>

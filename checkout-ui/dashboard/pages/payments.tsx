@@ -8,6 +8,8 @@ import { useClient, useMutation, useQuery, useSubscription } from "@urql/preact"
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Button, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { CustomerLink, type PickedCustomer } from "../components/customer-picker.tsx";
+import { NewPayment } from "../components/new-payment.tsx";
 import { RefundForm } from "../components/refund-form.tsx";
 import { saveFile } from "../download.ts";
 import { useUrlFilters } from "../url-filters.ts";
@@ -19,6 +21,7 @@ import { can, useSession } from "../session.tsx";
 export const PAYMENT_ROW = graphql(`
   fragment PaymentRow on Payment @_unmask {
     id status amount createdAt confirmedAt customerId description txHash late
+    customer { id name email }
     settlementAsset { assetCode issuerAddress }
     paidAsset { assetCode issuerAddress }
   }
@@ -92,8 +95,23 @@ export function Payments() {
     return event;
   });
   const rows = result.data?.payments.edges.map((e) => e.node) ?? [];
+  const session = useSession();
+  const [creating, setCreating] = useState(false);
   return (
-    <Page title="Payments" actions={<Button onClick={() => void exportCsv(client, filters)}>Export CSV</Button>}>
+    <Page
+      title="Payments"
+      actions={
+        <>
+          {can.write(session.viewer.user.role) && !creating && (
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              New payment
+            </Button>
+          )}
+          <Button onClick={() => void exportCsv(client, filters)}>Export CSV</Button>
+        </>
+      }
+    >
+      {creating && <NewPayment onClose={() => setCreating(false)} onCreated={() => refetch({ requestPolicy: "network-only" })} />}
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
         <Field label="Customer id" value={customerId} placeholder="cus_…" onInput={(e) => setFilter("customerId", e.currentTarget.value, "type")} />
@@ -117,7 +135,14 @@ export function Payments() {
 /** Payments as every screen lists them: the full id (a link to its detail), the status in words, amount, when, and the customer if asked. */
 export function PaymentsTable(props: {
   caption: string;
-  payments: { id: string; status: string; amount: string; settlementAsset: { assetCode: string } | null; createdAt: string; customerId?: string | null }[];
+  payments: {
+    id: string;
+    status: string;
+    amount: string;
+    settlementAsset: { assetCode: string } | null;
+    createdAt: string;
+    customer?: PickedCustomer | null;
+  }[];
   empty: string;
   withCustomer?: boolean;
 }) {
@@ -140,7 +165,7 @@ export function PaymentsTable(props: {
           <td>
             <When at={p.createdAt} />
           </td>
-          {props.withCustomer && <td>{p.customerId ? <code>{p.customerId}</code> : <span class="muted">—</span>}</td>}
+          {props.withCustomer && <td>{p.customer ? <CustomerLink customer={p.customer} /> : <span class="muted">—</span>}</td>}
         </tr>
       ))}
     </Table>
@@ -248,7 +273,7 @@ export function PaymentDetail(props: { params: { id: string } }) {
           <When at={p.expiresAt} />
         </dd>
         <dt>Customer</dt>
-        <dd>{p.customerId ? <Link href={`/customers/${p.customerId}`}>{p.customerId}</Link> : "—"}</dd>
+        <dd>{p.customer ? <CustomerLink customer={p.customer} /> : "—"}</dd>
         <dt>Description</dt>
         <dd>{p.description ?? "—"}</dd>
         <dt>Ledger transaction</dt>

@@ -33,7 +33,8 @@ builder.queryFields((t) => ({
   }),
   customers: t.connection({
     type: CustomerType,
-    resolve: (_root, args, ctx) => listConnection(args, (page) => listCustomers(requireService(ctx), {}, page), (c) => c.id),
+    args: { search: t.arg.string({ description: "part of the name or the email, in any case" }) },
+    resolve: (_root, args, ctx) => listConnection(args, (page) => listCustomers(requireService(ctx), { search: args.search }, page), (c) => c.id),
   }),
 }));
 

@@ -1,9 +1,10 @@
 // Every read and write of the Customer table. Creates that name a customer read it by id: prepared.
-import type { Updateable } from "kysely";
+import { type Updateable, sql } from "kysely";
 import type { Customer } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
 import { type DB, everyColumn, preparedQuery } from "../../db/typed-sql.ts";
 import { inScope, type ServiceContext } from "../../context.ts";
+import { badRequest } from "../../errors.ts";
 import { type InScope, listOf, type PageRequest } from "../../db/list-page.ts";
 
 const byId = preparedQuery((q, p: { id: string }) => q.selectFrom("Customer").selectAll().where("id", "=", p.id));
@@ -27,14 +28,35 @@ export async function updateCustomerRow(db: Db, id: string, changes: Updateable<
 
 // ---- Lists (db/list-page.ts)
 
-/** Customers have no list filters (yet): the caller's are listed. */
-export type CustomerFilters = Record<never, never>;
+export interface CustomerFilters {
+  /** part of the name or the email, in any case (a picker's search as the merchant types) */
+  search?: string | null;
+}
 
-/** The customers a list shows: the caller's. */
-const customersMatching = listOf<"Customer", InScope<CustomerFilters>>({
+/** `text` as a LIKE pattern matching any value that holds it, lower case, its wildcards taken literally. */
+const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The customers a list shows: the caller's, those whose name or email holds the search if one is
+ * given. lower() on both sides: PostgreSQL's LIKE is case-sensitive, SQLite's only for non-ASCII.
+ * A merchant's customers are scanned within the scope's index; a picker asks for a page of them.
+ */
+const customersMatching = listOf<"Customer", InScope<{ pattern?: string | null }>>({
   table: "Customer",
-  where: (eb, f) => eb.and(inScope(f)),
+  where: (eb, { pattern, ...f }) => {
+    const scoped = eb.and(inScope(f));
+    if (pattern === undefined) return scoped;
+    const holds = (column: "name" | "email") => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`;
+    return eb.and([scoped, eb.or([holds("name"), holds("email")])]);
+  },
 });
 
-export const listCustomers = (ctx: ServiceContext, filters: CustomerFilters, page: PageRequest) =>
-  customersMatching(typedSql(ctx.db), { ...inScope(ctx.scope), ...filters }, page);
+/** Longer than any name (256) or email (320) a customer may have: a search past it finds nothing anyway. */
+const MAX_SEARCH = 320;
+
+export const listCustomers = (ctx: ServiceContext, { search }: CustomerFilters, page: PageRequest) => {
+  if (search && search.length > MAX_SEARCH) {
+    throw badRequest(`search must be at most ${MAX_SEARCH} characters`, { path: ["search"], problem: `must be at most ${MAX_SEARCH} characters` });
+  }
+  return customersMatching(typedSql(ctx.db), { ...inScope(ctx.scope), pattern: search?.trim() ? containing(search.trim()) : null }, page);
+};

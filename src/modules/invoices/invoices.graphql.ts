@@ -3,7 +3,7 @@ import { requireService } from "../../graphql/context.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
 import { listConnection, withSelectedRelations } from "../../graphql/connection.ts";
 import { AssetRef, defined } from "../../graphql/shared-types.ts";
-import { parseAssetList } from "../../shared/assets.ts";
+import { XLM, parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { deserializeMetadata, parseInput } from "../../shared/validation.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
@@ -31,8 +31,9 @@ const InvoiceType = builder.prismaObject("Invoice", {
     settlementAsset: t.field({
       type: AssetRef,
       nullable: true,
+      description: "the linked payment's; a draft's is the one finalizing gives its payment (XLM), so its amount is never shown bare",
       select: { payment: true },
-      resolve: (i) => (i.payment ? { code: i.payment.settlementAssetCode, issuer: i.payment.settlementAssetIssuer } : null),
+      resolve: (i) => (i.payment ? { code: i.payment.settlementAssetCode, issuer: i.payment.settlementAssetIssuer } : XLM),
     }),
     allowedAssets: t.field({
       type: [AssetRef],

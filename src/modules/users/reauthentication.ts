@@ -1,7 +1,7 @@
 // Proving again to be the session's user before a sensitive action (a role, a settlement wallet, a
 // live key): the password, and the code with two-factor sign-in on. Failures count as failed logins.
 import type { ServiceContext } from "../../context.ts";
-import { badRequest, tooManyRequests, unauthorized } from "../../errors.ts";
+import { DomainError, badRequest, tooManyRequests, unauthorized } from "../../errors.ts";
 import { MAX_PASSWORD_LENGTH, busy, passwordWorkHasRoom, verifyPassword } from "./passwords.ts";
 import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";
 import { sessionOf } from "./session-user.ts";
@@ -26,8 +26,10 @@ export interface AllowedAttempt {
   succeeded(): Promise<void>;
 }
 
-/** A wait in words a person reads: minutes past a minute. */
-const waitInWords = (seconds: number) => (seconds < 60 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`);
+const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+/** A wait in words a person reads ("15 minutes", "2 hours"), rounded up: never sooner than it is. */
+export const waitInWords = (seconds: number) =>
+  seconds < 60 ? plural(seconds, "second") : seconds < 90 * 60 ? plural(Math.ceil(seconds / 60), "minute") : plural(Math.ceil(seconds / 3600), "hour");
 
 /**
  * Takes an attempt from the throttle, or RATE_LIMITED with `what` and the wait; or, when argon2 has
@@ -42,6 +44,17 @@ export async function takeAttempt(throttle: LoginThrottle, email: string, addres
 
 /** What login answers a user with two-factor sign-in who sent no code: the dashboard then asks for one. */
 export const CODE_REQUIRED = "A code from your authenticator app (or a recovery code) is required";
+/** A code that is not the app's current one nor an unused recovery code: said beside the code's field. */
+/** A refused or missing code, about the code's field (the dashboard asks for it as a step of its own). */
+export const codeRefused = (message: string) => new DomainError("UNAUTHENTICATED", message, { path: ["code"], problem: message, words: message });
+export const WRONG_CODE = "Authentication code: this is not the code your app shows now, nor an unused recovery code";
+/** A password given again that is not the user's: said beside the field that took it. */
+export const wrongPassword = (field: string, label: string) =>
+  new DomainError("UNAUTHENTICATED", `${label}: this is not your current password`, {
+    path: [field],
+    problem: "is not your current password",
+    words: `${label}: this is not your current password`,
+  });
 
 /** What a sensitive action asks for again: the password, and the code with two-factor sign-in on. */
 export interface Reauthentication {
@@ -78,7 +91,8 @@ export async function reauthenticate(ctx: ServiceContext, throttle: LoginThrottl
   const codeOk = passwordOk && (!twoFactorEnabled(user) || (!!input.code && (await secondFactorMatches(ctx, user, input.code))));
   if (passwordOk && codeOk) return attempt.succeeded();
   if (passwordOk && !input.code) await attempt.giveBack();
-  throw unauthorized(passwordOk ? (input.code ? "Invalid code" : CODE_REQUIRED) : "password is not the current password");
+  if (!passwordOk) throw wrongPassword("password", "Password");
+  throw codeRefused(input.code ? WRONG_CODE : CODE_REQUIRED);
 }
 
 /**

@@ -75,7 +75,13 @@ export async function confirmTwoFactor(ctx: ServiceContext, code: string): Promi
   if (twoFactorEnabled(user)) throw conflict("Two-factor sign-in is already on");
   if (!user.totpSecret) throw badRequest("Begin the setup first (beginTwoFactorSetup)");
   const step = totpStepOf(ctx, user, code.trim());
-  if (step === null) throw badRequest("code is not the authenticator app's current code");
+  if (step === null) {
+    throw badRequest("code is not the authenticator app's current code", {
+      path: ["code"],
+      problem: "is not the authenticator app's current code",
+      words: "Authentication code: this is not the code your app shows now",
+    });
+  }
   const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
   const entry = auditStatement(ctx, await actorOf(ctx), { action: "two_factor.enabled", resourceId: user.id });
   // The confirming code is used up: it cannot sign in afterwards.

@@ -10,7 +10,7 @@ import { revokeInvitationsSentByStatement } from "./invitations.store.ts";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hashPassword } from "./passwords.ts";
 import { type Role, ROLES, isRole } from "./roles.ts";
 import { startSession } from "./sessions.service.ts";
-import { CODE_REQUIRED, type LoginThrottle, type Reauthentication, passwordMatches, reauthenticate, takeAttempt } from "./reauthentication.ts";
+import { CODE_REQUIRED, WRONG_CODE, codeRefused, wrongPassword, type LoginThrottle, type Reauthentication, passwordMatches, reauthenticate, takeAttempt } from "./reauthentication.ts";
 import { endPasswordResetsStatement } from "./password-resets.store.ts";
 import { sessionOf } from "./session-user.ts";
 import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";
@@ -37,8 +37,9 @@ export function parseRole(role: string, field = "role"): Role {
 }
 
 export function checkNewPassword(password: string, field: string) {
-  if (password.length < MIN_PASSWORD_LENGTH) throw badRequest(`${field} must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (password.length > MAX_PASSWORD_LENGTH) throw badRequest(`${field} must be at most ${MAX_PASSWORD_LENGTH} characters`);
+  const refuse = (problem: string) => badRequest(`${field} ${problem}`, { path: [field], problem });
+  if (password.length < MIN_PASSWORD_LENGTH) throw refuse(`must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > MAX_PASSWORD_LENGTH) throw refuse(`must be at most ${MAX_PASSWORD_LENGTH} characters`);
 }
 
 /** A user as the CLI and GraphQL show them: never the password hash. */
@@ -90,9 +91,9 @@ export async function login(deps: Deps, throttle: LoginThrottle, input: { email:
   if (twoFactorEnabled(user)) {
     if (!input.code) {
       await attempt.giveBack();
-      throw unauthorized(CODE_REQUIRED);
+      throw codeRefused(CODE_REQUIRED);
     }
-    if (!(await secondFactorMatches(deps, user, input.code))) throw unauthorized("Invalid code");
+    if (!(await secondFactorMatches(deps, user, input.code))) throw codeRefused(WRONG_CODE);
   }
   await attempt.succeeded();
   const { token, session } = await startSession(deps, user.id);
@@ -115,7 +116,7 @@ export async function changePassword(ctx: ServiceContext, throttle: LoginThrottl
   if (!user) throw unauthorized();
   const attempt = await takeAttempt(throttle, user.email, input.address, "Too many failed attempts");
   if (!(await passwordMatches(attempt, user.passwordHash, input.currentPassword))) {
-    throw unauthorized("currentPassword is not the current password");
+    throw wrongPassword("currentPassword", "Current password");
   }
   await attempt.giveBack();
   const now = ctx.clock.now();
