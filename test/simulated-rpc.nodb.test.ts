@@ -230,6 +230,28 @@ describe("CAP-67 events of classic payments", () => {
     expect(ordered.map((event) => event.operationIndex)).toEqual([0, 0, 0]);
   });
 
+  it("emits a transfer of the whole balance for an account merge, after which the account is gone", async () => {
+    const [leaving, merchant] = [await funded("30"), await funded()];
+    const merged = await sendAndClose(leaving, [Operation.accountMerge({ destination: merchant.publicKey() })], Memo.id("31"));
+    expect(merged.status).toBe("SUCCESS");
+    // 30 XLM less the fee of this transaction.
+    const handedOver = merged.resultXdr.result().results()[0]!.tr().accountMergeResult().sourceAccountBalance().toString();
+    expect(handedOver).toBe("299999900");
+    expect((await assetEvents(merged.ledger, Asset.native(), [[symbol("transfer"), "**"]])).map((e) => [e.topic, e.value])).toEqual([
+      [["transfer", leaving.publicKey(), merchant.publicKey(), "native"], { amount: 299_999_900n, to_muxed_id: 31n }],
+    ]);
+    expect((await client.getLedgerEntries(xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: leaving.xdrAccountId() })))).entries).toEqual([]);
+    const [record] = (await horizon.operations().forTransaction(merged.txHash).call()).records;
+    expect(record).toMatchObject({ type: "account_merge", account: leaving.publicKey(), into: merchant.publicKey() });
+
+    // An account with a trustline cannot merge (stellar-core's ACCOUNT_MERGE_HAS_SUB_ENTRIES).
+    const holder = await funded();
+    net.setTrustline(holder.publicKey(), net.createAsset("USDC", Keypair.random()));
+    const refused = await sendAndClose(holder, [Operation.accountMerge({ destination: merchant.publicKey() })]);
+    expect(refused.status).toBe("FAILED");
+    expect(refused.resultXdr.result().results()[0]!.tr().accountMergeResult().switch().name).toBe("accountMergeHasSubEntries");
+  });
+
   it("emits transfers into and out of a claimable balance, whose address is the balance", async () => {
     const [payer, customer] = [await funded(), await funded()];
     const created = await sendAndClose(payer, [Operation.createClaimableBalance({ asset: Asset.native(), amount: "5", claimants: [new Claimant(customer.publicKey())] })]);

@@ -137,6 +137,10 @@ function operationEvents(op: Operation, outcome: OpOutcome, source: AccountRef, 
     }
     case "createClaimableBalance":
       return [contracts.movement(op.asset, from, { claimableBalance: outcome.balanceId! }, parseAmount(op.amount))];
+    case "accountMerge": {
+      const destination = accountRef(op.destination);
+      return [contracts.movement(Asset.native(), from, { account: destination.account }, outcome.merged!, destinationMuxedId(destination, memo))];
+    }
     case "claimClaimableBalance": {
       const claimed = outcome.claimed!;
       return [contracts.movement(claimed.asset, { claimableBalance: op.balanceId.toLowerCase() }, from, claimed.amount, memo)];

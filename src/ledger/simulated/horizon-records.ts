@@ -222,6 +222,11 @@ export function operationRecord(base: string, stored: StoredOperation, embedTran
     case "claimClaimableBalance":
       Object.assign(record, { balance_id: op.balanceId.toLowerCase(), claimant: source.account, ...muxedFields("claimant", source) });
       break;
+    case "accountMerge": {
+      const into = accountRef(op.destination);
+      Object.assign(record, { account: source.account, ...muxedFields("account", source), into: into.account, ...muxedFields("into", into) });
+      break;
+    }
     default:
       break;
   }

@@ -66,6 +66,8 @@ export function checkOperation(op: Operation, source: AccountRef): OpOutcome | n
       return null;
     case "bumpSequence":
       return BigInt(op.bumpTo) < 0n ? fail("badSeq") : null;
+    case "accountMerge":
+      return accountRef(op.destination).account === source.account ? fail("malformed") : null;
     case "createClaimableBalance": {
       const destinations = op.claimants.map((claimant) => claimant.destination);
       const wellFormed =
@@ -256,6 +258,22 @@ export function applyOperation(op: Operation, scope: LedgerOverlay, ctx: Operati
       if (sponsor) sponsor.numSponsoring -= balance.claimants.length;
       scope.setClaimableBalance(id, null);
       return { type: op.type, code: "success", claimed: { asset: balance.asset, amount: balance.amount } };
+    }
+
+    case "accountMerge": {
+      // stellar-core's order of checks (protocol >= 16); the whole native balance moves.
+      const destination = accountRef(op.destination).account;
+      if (!scope.exists(destination)) return outcome("noAccount");
+      const account = scope.peek(src)!;
+      if (account.trustlines.size + account.data.size > 0) return outcome("hasSubEntries");
+      // An account whose sequence number could be reused by a re-created account cannot merge.
+      if (account.sequence >= BigInt(ctx.ledger) << 32n) return outcome("seqnumTooFar");
+      if (account.numSponsoring > 0) return outcome("isSponsor");
+      const into = scope.account(destination)!;
+      if (into.balance + account.balance > INT64_MAX) return outcome("destFull");
+      into.balance += account.balance;
+      scope.remove(src);
+      return { type: op.type, code: "success", merged: account.balance };
     }
 
     case "bumpSequence": {

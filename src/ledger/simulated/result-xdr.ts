@@ -30,7 +30,12 @@ export type OpReason =
   | "badSeq"
   | "doesNotExist"
   | "cannotClaim"
-  | "trapped";
+  | "trapped"
+  | "noAccount"
+  | "hasSubEntries"
+  | "seqnumTooFar"
+  | "destFull"
+  | "isSponsor";
 
 /** Codes that replace the operation's own result (OperationResultCode). */
 export type OpTopCode = "opBadAuth" | "opNoAccount" | "opNotSupported";
@@ -55,6 +60,8 @@ export interface OpOutcome {
   claimed?: { asset: Asset; amount: bigint };
   /** Set for a successful invokeHostFunction: sha256 of its InvokeHostFunctionSuccessPreImage (return value and events). */
   contractCallHash?: Buffer;
+  /** Set for a successful accountMerge: the native balance the merged account handed over. */
+  merged?: bigint;
 }
 
 export type TxCode =
@@ -82,6 +89,7 @@ const OP_CODE_EXCEPTIONS: Record<string, string> = {
   underDestmin: "op_under_dest_min",
   alreadyExist: "op_already_exists",
   nameNotFound: "op_data_name_not_found",
+  seqnumTooFar: "op_seq_num_too_far",
   invalidName: "op_data_invalid_name",
   opBadAuth: "op_bad_auth",
   opNoAccount: "op_no_source_account",
@@ -131,7 +139,9 @@ function operationResult(outcome: OpOutcome): xdr.OperationResult {
   if (!makeArm) throw new Error(`no XDR result ${arm} for operation ${outcome.type}`);
 
   let inner: unknown;
-  if (outcome.contractCallHash) {
+  if (outcome.merged !== undefined) {
+    inner = makeArm.call(resultUnion, int64(outcome.merged));
+  } else if (outcome.contractCallHash) {
     inner = makeArm.call(resultUnion, outcome.contractCallHash);
   } else if (outcome.balanceId) {
     inner = makeArm.call(resultUnion, xdr.ClaimableBalanceId.fromXDR(outcome.balanceId, "hex"));

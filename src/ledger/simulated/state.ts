@@ -96,7 +96,8 @@ export class LedgerState {
  * every operation succeeded.
  */
 export class LedgerOverlay {
-  private readonly changed = new Map<string, AccountEntry>();
+  /** accounts written (an entry) or removed by a merge (null) */
+  private readonly changed = new Map<string, AccountEntry | null>();
   /** claimable balances created (an entry) or claimed (null) */
   private readonly balancesChanged = new Map<string, ClaimableBalanceEntry | null>();
   readonly book: OrderBookOverlay;
@@ -111,7 +112,8 @@ export class LedgerOverlay {
 
   /** Read-only view of the account's current entry. Do not mutate it; use account(). */
   peek(id: string): AccountEntry | undefined {
-    return this.changed.get(id) ?? (this.parent instanceof LedgerOverlay ? this.parent.peek(id) : this.parent.accounts.get(id));
+    if (this.changed.has(id)) return this.changed.get(id) ?? undefined;
+    return this.parent instanceof LedgerOverlay ? this.parent.peek(id) : this.parent.accounts.get(id);
   }
 
   /** A writable copy of the account, or undefined if it does not exist (yet). */
@@ -143,6 +145,11 @@ export class LedgerOverlay {
     this.changed.set(entry.id, entry);
   }
 
+  /** Removes the account (an account merge). */
+  remove(id: string): void {
+    this.changed.set(id, null);
+  }
+
   /** Hands the changes to the parent; at the top, writes them to the ledger stamped with `ledger`. */
   commit(ledger: number, closeTime: Date): void {
     if (this.parent instanceof LedgerOverlay) {
@@ -150,6 +157,10 @@ export class LedgerOverlay {
       for (const [id, entry] of this.balancesChanged) this.parent.balancesChanged.set(id, entry);
     } else {
       for (const [id, entry] of this.changed) {
+        if (!entry) {
+          this.parent.accounts.delete(id);
+          continue;
+        }
         stampModified(this.parent.accounts.get(id), entry, ledger, closeTime);
         this.parent.accounts.set(id, entry);
       }
