@@ -92,7 +92,7 @@ export function buildApp(deps: AppDeps): App {
   const graphql = createGraphQLServer(graphqlDeps, graphqlGate);
   const graphqlStream = createSseServer(graphqlDeps, graphqlGate);
   const checkoutPages = createCheckoutPages(deps);
-  const readiness = createReadiness(deps);
+  const readiness = createReadiness(deps, ledger);
   const metrics = createMetrics(deps, { ledger, openStreams: graphqlStream.openStreams });
   const monitoring = createMonitoringDoor(deps, { readiness, metrics });
   const isMonitoringPath = (path: string): path is (typeof MONITORING_PATHS)[number] => (MONITORING_PATHS as readonly string[]).includes(path);

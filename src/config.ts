@@ -17,8 +17,16 @@ const envSchema = z.object({
     .optional(),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   LEDGER: z.enum(["horizon", "simulated"]).default("horizon"),
-  HORIZON_TESTNET_URL: z.url().default("https://horizon-testnet.stellar.org"),
-  HORIZON_PUBLIC_URL: z.url().default("https://horizon.stellar.org"),
+  // Unset: SDF's Horizon, unless the network has a Stellar RPC URL (then Horizon, set, serves path quotes only).
+  HORIZON_TESTNET_URL: z.url().optional(),
+  HORIZON_PUBLIC_URL: z.url().optional(),
+  // Stellar RPC instead of Horizon: the public network's (production) and the test network's (sandbox).
+  STELLAR_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  STELLAR_RPC_TESTNET_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // Which API the built-in simulated networks are reached by (LEDGER=simulated: they speak both).
+  LEDGER_API: z.enum(["horizon", "rpc"]).optional(),
+  // How often Stellar RPC's getEvents is polled once caught up (ledgers close every ~5 s on Stellar).
+  STELLAR_RPC_POLL_MS: z.coerce.number().int().min(50).default(1000),
   SIM_LEDGER_CLOSE_MS: z.coerce.number().int().min(10).default(1000),
   RATE_LIMIT_LIVE: requestsPerSecond.default(100),
   RATE_LIMIT_SANDBOX: requestsPerSecond.default(25),
@@ -76,6 +84,14 @@ export interface Config {
   publicUrl: string;
   ledger: "horizon" | "simulated";
   horizonUrls: { testnet: string; public: string };
+  /**
+   * Per network, how it is reached: Horizon at horizonUrls, or Stellar RPC at its URL, with Horizon
+   * at `horizonUrl` for path quotes only (null: none, the checkout offers only the settlement asset).
+   * With LEDGER=simulated only `api` counts (the simulated networks' own URLs).
+   */
+  ledgerApis: Record<"testnet" | "public", { api: "horizon" } | { api: "rpc"; rpcUrl: string; horizonUrl: string | null }>;
+  /** how often Stellar RPC is polled for new events once caught up */
+  rpcPollMs: number;
   simLedgerCloseMs: number;
   /** per second: per API key (live, sandbox) and per address of anonymous callers (public); 0 is off */
   rateLimits: { live: number; sandbox: number; public: number };
@@ -146,6 +162,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.LEDGER === "simulated" && e.WORKERS !== undefined && e.WORKERS > 1) {
     throw new ConfigError(["WORKERS: must be 1 with LEDGER=simulated (its simulated networks live in one process)"]);
   }
+  if (e.LEDGER_API !== undefined && e.LEDGER !== "simulated") {
+    throw new ConfigError(["LEDGER_API: applies to LEDGER=simulated; a real network uses Stellar RPC when STELLAR_RPC_URL (public) or STELLAR_RPC_TESTNET_URL (test) is set"]);
+  }
+  const apiOf = (rpcUrl: string | undefined, horizonUrl: string | undefined): Config["ledgerApis"]["public"] => {
+    if (e.LEDGER === "simulated") return e.LEDGER_API === "rpc" ? { api: "rpc", rpcUrl: "", horizonUrl: null } : { api: "horizon" };
+    return rpcUrl ? { api: "rpc", rpcUrl, horizonUrl: horizonUrl ?? null } : { api: "horizon" };
+  };
   const databaseUrl = e.DATABASE_URL ?? (options.demo ? DEMO_DATABASE_URL : DEFAULT_DATABASE_URL);
   return {
     port: e.PORT,
@@ -154,7 +177,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dialect: databaseUrl.startsWith("file:") ? "sqlite" : "postgresql",
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
     ledger: e.LEDGER,
-    horizonUrls: { testnet: e.HORIZON_TESTNET_URL, public: e.HORIZON_PUBLIC_URL },
+    horizonUrls: { testnet: e.HORIZON_TESTNET_URL ?? "https://horizon-testnet.stellar.org", public: e.HORIZON_PUBLIC_URL ?? "https://horizon.stellar.org" },
+    ledgerApis: { testnet: apiOf(e.STELLAR_RPC_TESTNET_URL, e.HORIZON_TESTNET_URL), public: apiOf(e.STELLAR_RPC_URL, e.HORIZON_PUBLIC_URL) },
+    rpcPollMs: e.STELLAR_RPC_POLL_MS,
     simLedgerCloseMs: e.SIM_LEDGER_CLOSE_MS,
     rateLimits: { live: e.RATE_LIMIT_LIVE, sandbox: e.RATE_LIMIT_SANDBOX, public: e.RATE_LIMIT_PUBLIC },
     webhookRetryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS.split(",").map(Number),

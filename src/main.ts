@@ -4,6 +4,7 @@ import cluster from "node:cluster";
 import { type ListeningMessage, superviseWorkers } from "./cluster/supervisor.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { migrateDatabase } from "./db/migrate.ts";
+import { ledgerApiSummary } from "./ledger/network-apis.ts";
 import { createLogger } from "./shared/logger.ts";
 
 // The service is loaded only where it serves requests: a supervisor that imported it would hold
@@ -25,8 +26,9 @@ async function main() {
   const logger = createLogger(config.logLevel);
   const announce = (url: string) => {
     const processes = config.workers > 1 ? `, ${config.workers} worker processes` : "";
-    logger.info("listening", { url, publicUrl: config.publicUrl, database: config.dialect, ledger: config.ledger, workers: config.workers });
+    logger.info("listening", { url, publicUrl: config.publicUrl, database: config.dialect, ledger: config.ledger, networks: ledgerApiSummary(config), workers: config.workers });
     console.log(`Stellar payment service listening on ${url} (public URL ${config.publicUrl}, ${config.dialect}${processes})`);
+    console.log(`Stellar networks: ${ledgerApiSummary(config)}`);
     console.log(`Dashboard: ${config.publicUrl}/dashboard/`);
   };
   if (cluster.isWorker) return serveRequests(config, logger, (url) => process.send!({ type: "worker:listening", url } satisfies ListeningMessage));

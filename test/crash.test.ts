@@ -18,7 +18,7 @@ import { serve } from "../src/server.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
 import { fileCleanups } from "./support/file-cleanups.ts";
-import { freshDatabaseUrl } from "./support/test-app.ts";
+import { freshDatabaseUrl, onLedgerApi, testnetEnv } from "./support/test-app.ts";
 
 const cleanups = fileCleanups();
 
@@ -62,7 +62,7 @@ it("loses no acknowledged payment, event or webhook delivery when killed with SI
   cleanups.push(() => database.drop());
   // The lease of a delivery in flight is the timeout + 30 s: a short timeout keeps the wait for its resend short.
   // The receiver is on 127.0.0.1: private targets are the operator's opt-in.
-  const env = serviceEnv(database.url, { LEDGER: "simulated", LOG_LEVEL: "silent", WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_ALLOW_PRIVATE: "true" });
+  const env = serviceEnv(database.url, onLedgerApi({ LEDGER: "simulated", LOG_LEVEL: "silent", WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_ALLOW_PRIVATE: "true" }));
   const { org, database: setup } = await prepareMerchant(env);
   cleanups.push(() => setup.close());
   const receiver = await startReceiver();
@@ -119,7 +119,7 @@ async function startHorizon() {
   const server = await serve((request) => network.fetch(request), { port: 0, host: "127.0.0.1" });
   network.start();
   cleanups.push(() => server.close(), () => network.stop());
-  return { network, url: `${server.url}/net/horizon` };
+  return { network, url: `${server.url}/net/horizon`, base: `${server.url}/net` };
 }
 
 /** Receives deliveries, answering 200: each event id and Service-Delivery-ID it got, in order. */
@@ -144,7 +144,7 @@ for (const workers of [1, 2]) {
     const horizon = await startHorizon();
     const database = await freshDatabaseUrl();
     cleanups.push(() => database.drop());
-    const env = serviceEnv(database.url, { WORKERS: String(workers), LOG_LEVEL: "silent", HORIZON_TESTNET_URL: horizon.url, WEBHOOK_ALLOW_PRIVATE: "true" });
+    const env = serviceEnv(database.url, { WORKERS: String(workers), LOG_LEVEL: "silent", ...testnetEnv(horizon.base), WEBHOOK_ALLOW_PRIVATE: "true" });
     const { org, wallet, database: setup } = await prepareMerchant(env);
     cleanups.push(() => setup.close());
     await horizon.network.fund(wallet);

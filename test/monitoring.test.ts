@@ -59,7 +59,14 @@ describe("one process", () => {
     await t.app.start({ url: t.url });
     const ready = await fetch(`${t.url}/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ ready: true });
+    // Which API reaches each network (Horizon by default; test/ledger-rpc.test.ts has Stellar RPC's).
+    expect(await ready.json()).toEqual({
+      ready: true,
+      networks: [
+        { network: "sandbox", api: "Horizon", path_payments: true },
+        { network: "production", api: "Horizon", path_payments: true },
+      ],
+    });
 
     t.app.drain();
     const draining = await fetch(`${t.url}/ready`);

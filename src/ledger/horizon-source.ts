@@ -62,6 +62,8 @@ export interface HorizonSourceOptions {
 }
 
 export class HorizonSource implements LedgerSource {
+  readonly api = "Horizon";
+  readonly findsPaths = true;
   readonly networkPassphrase: string;
   readonly url: string;
   private readonly server: Horizon.Server;

@@ -1,6 +1,5 @@
-// The one way the service reaches a Stellar network. Horizon (real networks, and the built-in
-// simulated network, which speaks Horizon) implements it today; a Stellar RPC source can implement
-// the same contract later (getEvents for the stream, getTransaction, sendTransaction).
+// The one way the service reaches a Stellar network: Horizon (horizon-source.ts) or Stellar RPC
+// (rpc-source.ts), chosen per network (ledger.ts); the built-in simulated network speaks both.
 import type { Asset } from "../shared/assets.ts";
 import type { SimulatedNetwork } from "./simulated/index.ts";
 
@@ -90,7 +89,16 @@ export interface PaymentStreamHandlers {
   onError(error: unknown): void;
 }
 
+/** A fault of configuration that retrying cannot mend (a node of another network): the network's stream stops with it. */
+export class LedgerSourceFatalError extends Error {
+  readonly fatal = true;
+}
+
+export const isFatal = (error: unknown): error is LedgerSourceFatalError => (error as { fatal?: unknown } | null)?.fatal === true;
+
 export interface LedgerSource {
+  /** which API reaches the network, for log lines, the start line and /ready */
+  readonly api: "Horizon" | "Stellar RPC";
   readonly networkPassphrase: string;
   /** where the network is reached, for log lines */
   readonly url: string;
@@ -104,13 +112,18 @@ export interface LedgerSource {
   cursorAt(time: Date): Promise<string>;
   /** Whether cursor `a` lies before cursor `b` on the network. */
   cursorPrecedes(a: string, b: string): boolean;
-  /** The newest ledger the network has closed (Horizon's history_latest_ledger), for the lag on /metrics. */
+  /** The newest ledger the network has closed (Horizon's history_latest_ledger, RPC's getLatestLedger), for the lag on /metrics. */
   latestLedger(): Promise<number>;
   getTransaction(hash: string): Promise<LedgerTransaction | null>;
   submitTransaction(envelopeXdr: string): Promise<SubmitResult>;
   findStrictReceivePaths(input: { sourceAssets: Asset[]; destinationAsset: Asset; destinationAmount: bigint }): Promise<PaymentPath[]>;
-  /** null when the account does not exist on the ledger */
-  loadAccount(address: string): Promise<LedgerAccount | null>;
+  /**
+   * null when the account does not exist on the ledger. Its balances hold XLM and at least the
+   * trustlines of `options.assets` (Stellar RPC reads a trustline by its asset; Horizon lists all).
+   */
+  loadAccount(address: string, options?: { assets?: Asset[] }): Promise<LedgerAccount | null>;
+  /** whether quotes in assets other than the settlement asset can be had (RPC alone finds no paths) */
+  readonly findsPaths: boolean;
   /** Funds a new account with test lumens (friendbot); only test networks have one. */
   fundTestAccount?(address: string): Promise<void>;
 }

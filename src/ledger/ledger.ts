@@ -7,6 +7,8 @@
 // the test network's passphrase at /_sim (Horizon /_sim/horizon, friendbot /_sim/friendbot), and
 // production one with the public passphrase at /_sim/public (/_sim/public/horizon), so live keys can
 // be tried offline too and no simulated payment can ever be mistaken for one on the real network.
+// Each network is reached by Horizon or by Stellar RPC (config.ledgerApis: STELLAR_RPC_URL,
+// STELLAR_RPC_TESTNET_URL; LEDGER_API=rpc for the simulated networks, at /_sim/rpc and /_sim/public/rpc).
 import { Networks } from "@stellar/stellar-sdk";
 import type { Deps } from "../context.ts";
 import { forgetLedgers } from "../modules/ledger-payments/ledger-payments.store.ts";
@@ -14,6 +16,7 @@ import { createExpirySweeper } from "../modules/payments/expiry-sweeper.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createNetworkLocks } from "./network-locks.ts";
 import { HorizonSource } from "./horizon-source.ts";
+import { RpcSource } from "./rpc-source.ts";
 import type { LedgerNetworks, LedgerSource } from "./ledger-source.ts";
 import { SimulatedNetwork } from "./simulated/index.ts";
 import { createLedgerStreamer } from "./streamer.ts";
@@ -24,7 +27,20 @@ const SIMULATED_PATH = "/_sim";
 const SIMULATED_PUBLIC_PATH = `${SIMULATED_PATH}/public`;
 const TESTNET_FRIENDBOT = "https://friendbot.stellar.org";
 
+
+/** How a network is reached, as /ready shows it (no URL: an RPC provider's often holds its API key). */
+export interface NetworkReach {
+  network: "sandbox" | "production";
+  api: LedgerSource["api"];
+  /** quotes in assets that need a path: false on Stellar RPC without a Horizon URL (settlement asset only) */
+  path_payments: boolean;
+  /** why this process stopped watching it (a node of another network, no classic events) */
+  stopped?: string;
+}
+
 export interface Ledger extends LedgerNetworks {
+  /** Each network's API, for /ready and the start line. */
+  describeNetworks(): NetworkReach[];
   /** Answers /_sim/... in simulated mode; null when the path is not the simulated network's. */
   handleSimulated(request: Request, path: string): Promise<Response> | null;
   streamer: ReturnType<typeof createLedgerStreamer>;
@@ -52,15 +68,23 @@ export function createLedger(deps: Deps & { logger: Logger }, onEventsCommitted?
     if (source) return source;
     const testnet = networkPassphrase === Networks.TESTNET;
     if (!testnet && networkPassphrase !== Networks.PUBLIC) throw new Error(`Unknown network: ${networkPassphrase}`);
+    const reach = config.ledgerApis[testnet ? "testnet" : "public"];
+    let made: LedgerSource;
     if (simulated) {
       const mount = `${baseUrl}${testnet ? SIMULATED_PATH : SIMULATED_PUBLIC_PATH}`;
-      source = new HorizonSource({ url: `${mount}/horizon`, networkPassphrase, friendbotUrl: `${mount}/friendbot` });
+      made =
+        reach.api === "rpc"
+          ? new RpcSource({ url: `${mount}/rpc`, networkPassphrase, friendbotUrl: `${mount}/friendbot`, logger: deps.logger, pollMs: config.rpcPollMs })
+          : new HorizonSource({ url: `${mount}/horizon`, networkPassphrase, friendbotUrl: `${mount}/friendbot` });
+    } else if (reach.api === "rpc") {
+      // Friendbot: the node's getNetwork names it on test networks.
+      made = new RpcSource({ url: reach.rpcUrl, horizonUrl: reach.horizonUrl, networkPassphrase, logger: deps.logger, pollMs: config.rpcPollMs });
     } else {
-      source = testnet
+      made = testnet
         ? new HorizonSource({ url: config.horizonUrls.testnet, networkPassphrase, friendbotUrl: TESTNET_FRIENDBOT })
         : new HorizonSource({ url: config.horizonUrls.public, networkPassphrase });
     }
-    source = reportingUnreachable(source, createOutageReport(deps, (source as HorizonSource).url));
+    source = reportingUnreachable(made, createOutageReport(deps, made.url, undefined, made.api));
     sources.set(networkPassphrase, source);
     return source;
   }
@@ -71,6 +95,12 @@ export function createLedger(deps: Deps & { logger: Logger }, onEventsCommitted?
 
   return {
     sourceFor,
+    describeNetworks: () =>
+      ([["sandbox", Networks.TESTNET], ["production", Networks.PUBLIC]] as const).map(([network, passphrase]) => {
+        const source = sourceFor(passphrase);
+        const stopped = streamer.stoppedNetworks().get(passphrase);
+        return { network, api: source.api, path_payments: source.findsPaths, ...(stopped && { stopped }) };
+      }),
     simulatedNetwork: (networkPassphrase) => simulated?.get(networkPassphrase as Networks) ?? null,
     handleSimulated(request, path) {
       if (!simulated || (path !== SIMULATED_PATH && !path.startsWith(`${SIMULATED_PATH}/`))) return null;

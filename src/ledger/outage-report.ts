@@ -21,7 +21,8 @@ function reasonOf(error: unknown): string {
   return String(error);
 }
 
-export function createOutageReport(deps: { logger: Logger; clock: Clock }, url: string, summaryMs = 60_000): OutageReport {
+/** `api`: what is at `url` ("Horizon", "Stellar RPC"), as the log lines name it. */
+export function createOutageReport(deps: { logger: Logger; clock: Clock }, url: string, summaryMs = 60_000, api = "Horizon"): OutageReport {
   let since: Date | null = null;
   let retries = 0;
   let lastReport = 0;
@@ -32,17 +33,17 @@ export function createOutageReport(deps: { logger: Logger; clock: Clock }, url: 
         since = now;
         retries = 0;
         lastReport = now.getTime();
-        deps.logger.warn(`Horizon ${url} unreachable; retrying`, { reason: reasonOf(error) });
+        deps.logger.warn(`${api} ${url} unreachable; retrying`, { reason: reasonOf(error) });
         return;
       }
       retries++;
       if (now.getTime() - lastReport < summaryMs) return;
       lastReport = now.getTime();
-      deps.logger.warn(`Horizon ${url} still unreachable: ${retries} retries since ${since.toISOString()}`, { retries, reason: reasonOf(error) });
+      deps.logger.warn(`${api} ${url} still unreachable: ${retries} retries since ${since.toISOString()}`, { retries, reason: reasonOf(error) });
     },
     reached() {
       if (since === null) return;
-      deps.logger.info(`Horizon ${url} reachable again`, { since: since.toISOString(), retries });
+      deps.logger.info(`${api} ${url} reachable again`, { since: since.toISOString(), retries });
       since = null;
     },
   };

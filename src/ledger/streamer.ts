@@ -7,9 +7,10 @@
 // before each batch is matched, so a wallet is watched before money for its new payment can arrive.
 //
 // One process watches each network at a time (network-locks.ts); the others keep their set ready and
-// take the lock over when that process dies. On any failure (Horizon down, a database error) a stream
-// closes, waits with exponential backoff and resumes from the saved cursor: nothing is skipped, and
-// the verifier makes anything seen twice count once.
+// take the lock over when that process dies. On any failure (Horizon or RPC down, a database error) a
+// stream closes, waits with exponential backoff and resumes from the saved cursor: nothing is
+// skipped, and the verifier makes anything seen twice count once. A fatal one (the node serves
+// another network) stops that network's stream with an error in the log.
 import type { Deps } from "../context.ts";
 import { createEventFeed, type EventFeed } from "../modules/events/events.feed.ts";
 import { keepFirstNetworkCursor, savedNetworkCursor, walletCursors } from "../modules/ledger-payments/ledger-payments.store.ts";
@@ -17,7 +18,7 @@ import { LATE_WINDOW_MS } from "../modules/payments/payment-states.ts";
 import { oldestOpenForLedgerUnfollowed, walletsOpenForLedger, walletsOfPayments } from "../modules/payments/payments.store.ts";
 import { walletsOfRefunds, walletsWithRefundsInFlight } from "../modules/refunds/refunds.store.ts";
 import type { Logger } from "../shared/logger.ts";
-import type { LedgerSource, PaymentBatch } from "./ledger-source.ts";
+import { type LedgerSource, type PaymentBatch, isFatal } from "./ledger-source.ts";
 import type { NetworkLocks } from "./network-locks.ts";
 import { createOutageReport } from "./outage-report.ts";
 import { isSilent, verifyLedgerPayments } from "./verifier.ts";
@@ -69,6 +70,8 @@ export interface LedgerStreamer {
   watches(networkPassphrase: string, account: string): boolean;
   /** the streams of this process, how far each got */
   progress(): NetworkProgress[];
+  /** the networks whose stream stopped for good (network -> why), until the process restarts */
+  stoppedNetworks(): ReadonlyMap<string, string>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -83,6 +86,8 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
   let watched = new Map<string, Set<string>>();
   /** the networks whose lock this process holds, and their streams */
   const streams = new Map<string, NetworkStream>();
+  /** network -> why its stream stopped for good (kept in `streams`, so it is not opened again) */
+  const failedForGood = new Map<string, string>();
   let feed: EventFeed | null = null;
   /** payments created (their events read) whose wallets are not yet watched */
   const created: string[] = [];
@@ -173,7 +178,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
 
   function openNetworkStream(networkPassphrase: string): NetworkStream {
     const source = options.sourceFor(networkPassphrase);
-    const outage = createOutageReport(deps, source.url, options.outageSummaryMs);
+    const outage = createOutageReport(deps, source.url, options.outageSummaryMs, source.api);
     const progress: NetworkProgress = { networkPassphrase, receivedLedger: null, processedLedger: null };
     let closed = false;
     /** whether the failure at hand is the network's (Horizon) rather than ours (the database, the verifier) */
@@ -234,6 +239,13 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
     function retryLater(error: unknown) {
       clearTimeout(settled);
       if (closed) return;
+      if (isFatal(error)) {
+        // A node of another network, or one that shows no payments: retrying cannot mend it.
+        deps.logger.error(error.message, { network: networkPassphrase });
+        failedForGood.set(networkPassphrase, error.message);
+        closed = true;
+        return;
+      }
       const delay = Math.min(backoff.maxMs, backoff.initialMs * 2 ** failures);
       failures++;
       if (networkFailed) outage.failed(error);
@@ -300,6 +312,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
     watching: () => [...streams.keys()],
     watches: (networkPassphrase, account) => watched.get(networkPassphrase)?.has(account) ?? false,
     progress: () => [...streams.values()].map((stream) => ({ ...stream.progress })),
+    stoppedNetworks: () => failedForGood,
     start() {
       if (!stopped) return;
       stopped = false;

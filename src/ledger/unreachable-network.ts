@@ -3,7 +3,7 @@
 // words (UNAVAILABLE), and the log gets the outage report's one warning, not an error with a stack
 // trace per request.
 import { unavailable } from "../errors.ts";
-import type { LedgerSource } from "./ledger-source.ts";
+import { type LedgerSource, isFatal } from "./ledger-source.ts";
 import type { OutageReport } from "./outage-report.ts";
 
 /** Error codes of a connection that never got an answer (Node's sockets and DNS, undici, the SDK's HTTP client). */
@@ -53,6 +53,8 @@ export function reportingUnreachable(source: LedgerSource, report: OutageReport)
             return answer;
           },
           (error: unknown) => {
+            // A misconfigured node (another network) is, to a payer, a network not reachable: the log says why.
+            if (isFatal(error)) throw unavailable(NETWORK_UNREACHABLE_MESSAGE);
             if (!isUnreachable(error)) throw error;
             report.failed(error);
             throw unavailable(NETWORK_UNREACHABLE_MESSAGE);

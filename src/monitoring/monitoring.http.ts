@@ -48,7 +48,7 @@ export function createMonitoringDoor(deps: { config: Config; logger: Logger }, p
     if (path === "/health") return jsonResponse(200, { ok: true });
     if (path === "/ready") {
       const state = await parts.readiness.check();
-      return state.ready ? jsonResponse(200, { ready: true }) : jsonResponse(503, { error: state.reason });
+      return state.ready ? jsonResponse(200, { ready: true, networks: state.networks }) : jsonResponse(503, { error: state.reason });
     }
     const refused = metricsRefusal(request, deps.config);
     if (refused) return toFetchResponse(errorResponse(refused, deps.logger));

@@ -5,7 +5,10 @@
 import type { Deps } from "../context.ts";
 import { unappliedMigrations } from "../db/migrate.ts";
 
-export type ReadinessState = { ready: true } | { ready: false; reason: string };
+import type { NetworkReach } from "../ledger/ledger.ts";
+
+/** Ready, with how each Stellar network is reached (Horizon or Stellar RPC, and whether path payments are quoted). */
+export type ReadinessState = { ready: true; networks: NetworkReach[] } | { ready: false; reason: string };
 
 export interface Readiness {
   /** the workers have started: the process may take traffic */
@@ -18,7 +21,7 @@ export interface Readiness {
 /** A database that does not answer within this is as good as unreachable to a caller. */
 const DATABASE_TIMEOUT_MS = 2_000;
 
-export function createReadiness(deps: Pick<Deps, "db">): Readiness {
+export function createReadiness(deps: Pick<Deps, "db">, ledger: { describeNetworks(): NetworkReach[] }): Readiness {
   let state: "starting" | "started" | "stopping" = "starting";
 
   async function databaseProblem(): Promise<string | null> {
@@ -41,7 +44,7 @@ export function createReadiness(deps: Pick<Deps, "db">): Readiness {
     async check() {
       if (state !== "started") return { ready: false, reason: state };
       const problem = await databaseProblem();
-      return problem ? { ready: false, reason: problem } : { ready: true };
+      return problem ? { ready: false, reason: problem } : { ready: true, networks: ledger.describeNetworks() };
     },
   };
 }

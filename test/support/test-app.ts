@@ -22,6 +22,20 @@ import { PG_ADMIN_URL } from "./prerequisites.ts";
 
 export const dialect = (process.env.TEST_DIALECT ?? "sqlite") as "sqlite" | "postgresql";
 
+/**
+ * The API the ledger suite reaches the simulated network by (TEST_LEDGER_API, set by the vitest
+ * projects that run the ledger files again on Stellar RPC): both sources pass the same tests.
+ */
+export const ledgerApi = (process.env.TEST_LEDGER_API ?? "horizon") as "horizon" | "rpc";
+
+/** The variables that point the test network at a simulated network served at `base` (…/horizon, …/rpc), by the API under test. */
+export const testnetEnv = (base: string): Record<string, string> =>
+  ledgerApi === "rpc" ? { STELLAR_RPC_TESTNET_URL: `${base}/rpc` } : { HORIZON_TESTNET_URL: `${base}/horizon` };
+
+/** `env` with the ledger API under test, for an app on the simulated network. */
+export const onLedgerApi = (env: Record<string, string>): Record<string, string> =>
+  env.LEDGER === "simulated" && ledgerApi === "rpc" && env.LEDGER_API === undefined ? { ...env, LEDGER_API: "rpc" } : env;
+
 /** A clock tests move by hand: workers that expire or retry are tested without sleeping. */
 export class TestClock implements Clock {
   private offsetMs = 0;
@@ -116,7 +130,7 @@ export async function startTestApp(
     RATE_LIMIT_SANDBOX: "0",
     RATE_LIMIT_PUBLIC: "0",
     LOG_LEVEL: "silent",
-    ...options.env,
+    ...onLedgerApi(options.env ?? {}),
   });
   const database = openDatabase(config.databaseUrl);
   const clock = options.clock ?? new TestClock();

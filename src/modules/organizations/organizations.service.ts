@@ -276,7 +276,7 @@ export async function settlementWalletHealth(
   if (!address) return null;
   let account;
   try {
-    account = await ledger.loadAccount(address);
+    account = await ledger.loadAccount(address, { assets: settings.enabledAssets });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { address, accountExists: null, missingTrustlines: [], healthy: false, error: `The ledger could not be reached: ${reason}` };

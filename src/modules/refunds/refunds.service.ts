@@ -26,7 +26,7 @@ import { directSql } from "../../db/client.ts";
 import type { BatchStep, Statement, StatementResult } from "../../db/direct-sql.ts";
 import { DomainError, badRequest, conflict, notFound, unavailable } from "../../errors.ts";
 import type { LedgerNetworks, LedgerSource } from "../../ledger/ledger-source.ts";
-import { type Asset, isNative, sameAsset } from "../../shared/assets.ts";
+import { type Asset, isNative, isStellarAddress, sameAsset } from "../../shared/assets.ts";
 import { crashPoint } from "../../shared/crash-point.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { actorOf, auditStatement } from "../audit/audit.service.ts";
@@ -69,7 +69,9 @@ async function resolveDestination(
     return { status: "requires_signature", destination: given };
   }
   const accounts = await payers();
-  if (accounts.length !== 1) return { status: "pending_claim", destination: null };
+  // A contract account (C..., a smart wallet) cannot be paid by a classic payment: its payer claims
+  // the refund to an account they name, as one who paid from several accounts does.
+  if (accounts.length !== 1 || !isStellarAddress(accounts[0]!)) return { status: "pending_claim", destination: null };
   const account = await source.loadAccount(accounts[0]!);
   // An exchange's account needs the payer's own deposit memo, which only the payer knows.
   if (!account || account.memoRequired) return { status: "pending_claim", destination: null };
@@ -263,7 +265,7 @@ export async function prepareRefundTransaction(deps: RefundDeps, refund: Refund)
 export async function needsClaimableBalance(source: LedgerSource, refund: Refund): Promise<boolean> {
   const asset = assetOfRefund(refund);
   if (isNative(asset) || refund.destinationAddress === null || refund.destinationAddress === asset.issuer) return false;
-  const destination = await source.loadAccount(refund.destinationAddress);
+  const destination = await source.loadAccount(refund.destinationAddress, { assets: [asset] });
   return !destination?.balances.some((b) => sameAsset(b.asset, asset));
 }
 

@@ -1,0 +1,275 @@
+// The payment stream of a Stellar RPC node: getEvents polled for the CAP-67 asset events of every
+// Stellar asset contract, matched in memory against the watched wallets as the Horizon stream is,
+// handed over in batches with the cursor to resume from. RPC keeps a window of recent ledgers only:
+// a cursor older than the window gets one warning naming the gap in ledgers, and what getTransactions
+// still has of the gap is read from there; the rest is lost to this node (the README says so).
+// Before the first poll the node is checked: its network (getNetwork) and that it emits events for
+// classic operations (stellar-core's EMIT_CLASSIC_EVENTS, protocol 23): a node without them would
+// show no payment at all, so it is an error, not an empty stream.
+import { FeeBumpTransaction, StrKey, TransactionBuilder, type rpc, xdr } from "@stellar/stellar-sdk";
+import { type Asset, sameAsset } from "../shared/assets.ts";
+import type { Logger } from "../shared/logger.ts";
+import { type LedgerPaymentRecord, LedgerSourceFatalError, type PaymentStreamHandlers } from "./ledger-source.ts";
+import {
+  ASSET_EVENT_TOPICS,
+  AssetContracts,
+  type AssetEvent,
+  type AssetMovement,
+  cursorBeforeLedger,
+  eventIdOf,
+  isEventId,
+  ledgerOfEventId,
+  movementOf,
+  recordOf,
+} from "./rpc-events.ts";
+
+/** What the stream needs of its source (rpc-source.ts). */
+export interface RpcNode {
+  readonly url: string;
+  readonly networkPassphrase: string;
+  readonly server: rpc.Server;
+  /** rejects with a LedgerSourceFatalError when the node serves another network */
+  checkNetwork(): Promise<void>;
+}
+
+/** Events asked for per getEvents call (RPC's maximum is 10,000). */
+const PAGE_LIMIT = 2_000;
+/** The most events verified in one database transaction, as the Horizon stream does. */
+const MAX_BATCH = 200;
+/** Ledgers inside the node's window a stream resumes at after a gap: the window's end moves on meanwhile. */
+const WINDOW_MARGIN_LEDGERS = 2;
+/** Recent ledgers read for a classic payment that shows whether the node emits classic events. */
+const PROBE_LEDGERS = 100;
+const CLASSIC_PAYMENT_OPERATIONS = new Set(["payment", "pathPaymentStrictReceive", "pathPaymentStrictSend", "createAccount", "accountMerge"]);
+
+type Raw = Record<string, any>;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const stop = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", stop);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", stop, { once: true });
+  });
+
+const eventFromRaw = (raw: Raw): AssetEvent => {
+  let value: xdr.ScVal | undefined;
+  return {
+    id: String(raw.id),
+    ledger: Number(raw.ledger),
+    ledgerClosedAt: String(raw.ledgerClosedAt),
+    txHash: String(raw.txHash),
+    contractId: String(raw.contractId ?? ""),
+    topics: ((raw.topic ?? []) as string[]).map((topic) => xdr.ScVal.fromXDR(topic, "base64")),
+    value: () => (value ??= xdr.ScVal.fromXDR(String(raw.value), "base64")),
+  };
+};
+
+/** A transaction's contract events per operation: the `events` field of RPC 23, else its meta (v4). */
+function operationEventsOf(raw: Raw): xdr.ContractEvent[][] | null {
+  const listed = raw.events?.contractEventsXdr as string[][] | undefined;
+  if (listed) return listed.map((events) => events.map((event) => xdr.ContractEvent.fromXDR(event, "base64")));
+  if (!raw.resultMetaXdr) return null;
+  const meta = xdr.TransactionMeta.fromXDR(raw.resultMetaXdr, "base64");
+  if (meta.switch() !== 4) return null; // before protocol 23 classic operations emit no events
+  return meta.v4().operations().map((op) => op.events());
+}
+
+/** The asset events of the transactions of a getTransactions page, with RPC's event ids. */
+function eventsOfTransactions(transactions: Raw[]): AssetEvent[] {
+  const events: AssetEvent[] = [];
+  for (const tx of transactions) {
+    if (tx.status !== "SUCCESS") continue;
+    const closedAt = new Date(Number(tx.createdAt) * 1000).toISOString();
+    (operationEventsOf(tx) ?? []).forEach((operationEvents, operation) =>
+      operationEvents.forEach((event, index) => {
+        const body = event.body().v0();
+        const contract = event.contractId();
+        events.push({
+          id: eventIdOf(Number(tx.ledger), Number(tx.applicationOrder), operation, index),
+          ledger: Number(tx.ledger),
+          ledgerClosedAt: closedAt,
+          txHash: String(tx.txHash),
+          contractId: contract ? StrKey.encodeContract(Buffer.from(contract as unknown as Buffer)) : "",
+          topics: body.topics(),
+          value: () => body.data(),
+        });
+      }),
+    );
+  }
+  return events;
+}
+
+
+/**
+ * Whether the node emits events for classic operations: a recent successful classic payment carries
+ * its transfer event. Null when no classic payment is in the recent ledgers to tell.
+ */
+export async function emitsClassicEvents(source: RpcNode): Promise<boolean | null> {
+  const health = (await source.server.getHealth()) as unknown as Raw;
+  const latest = Number(health.latestLedger);
+  // A few ledgers inside the window: its oldest end moves on while we ask.
+  const startLedger = Math.max(Number(health.oldestLedger ?? 1) + 10, latest - PROBE_LEDGERS, 1);
+  if (startLedger > latest) return null;
+  const page = (await source.server._getTransactions({ startLedger, pagination: { limit: 200 } })) as unknown as Raw;
+  for (const tx of (page.transactions ?? []) as Raw[]) {
+    if (tx.status !== "SUCCESS" || !tx.envelopeXdr) continue;
+    let parsed = TransactionBuilder.fromXDR(tx.envelopeXdr, source.networkPassphrase);
+    if (parsed instanceof FeeBumpTransaction) parsed = parsed.innerTransaction;
+    if (!parsed.operations.some((op) => CLASSIC_PAYMENT_OPERATIONS.has(op.type))) continue;
+    const events = operationEventsOf(tx);
+    return events !== null && events.some((operation) => operation.length > 0);
+  }
+  return null;
+}
+
+export interface AssetEventStreamOptions {
+  logger: Logger;
+  /** how long to wait for new events once caught up */
+  pollMs: number;
+}
+
+export function streamAssetEvents(source: RpcNode, cursor: string, handlers: PaymentStreamHandlers, options: AssetEventStreamOptions) {
+  const abort = new AbortController();
+  const contracts = new AssetContracts(source.networkPassphrase);
+  const { logger } = options;
+
+  /** Hands over `events` (in order) in batches; `endCursor`/`endLedger`: where the last batch leaves off. */
+  async function handOver(events: AssetEvent[], endCursor: string, endLedger: number) {
+    if (events.length === 0) {
+      await handlers.onPayments({ records: [], outgoing: [], cursor: endCursor, ledger: endLedger });
+      return;
+    }
+    const movements = events.map((event) => movementOf(event, contracts));
+    /** operation (the event id's TOID) -> index of its first event */
+    const firstOfOperation = new Map<string, number>();
+    events.forEach((event, i) => {
+      const operation = event.id.slice(0, 19);
+      if (!firstOfOperation.has(operation)) firstOfOperation.set(operation, i);
+    });
+    /**
+     * What the payer spent: a path payment's trades come before its payment in its operation's
+     * events, and the payer's first transfer out of them is in the asset it sent.
+     */
+    const spentBy = (i: number, movement: AssetMovement): Asset | null => {
+      for (let j = firstOfOperation.get(events[i]!.id.slice(0, 19)) ?? i; j < i; j++) {
+        const earlier = movements[j];
+        if (earlier?.from === movement.from) return sameAsset(earlier.asset, movement.asset) ? null : earlier.asset;
+      }
+      return null;
+    };
+    for (let start = 0; start < events.length && !abort.signal.aborted; start += MAX_BATCH) {
+      const end = Math.min(events.length, start + MAX_BATCH);
+      const last = end === events.length;
+      const records: LedgerPaymentRecord[] = [];
+      const outgoing: LedgerPaymentRecord[] = [];
+      if (movements.slice(start, end).some((m) => m !== null)) {
+        const wanted = await handlers.wantedAccounts();
+        for (let i = start; i < end; i++) {
+          const movement = movements[i];
+          if (!movement || !(wanted(movement.to) || wanted(movement.from))) continue;
+          let record: LedgerPaymentRecord;
+          try {
+            record = recordOf(events[i]!, movement);
+          } catch (error) {
+            // Not a payment anyone can count: said once, and the stream goes on past it.
+            logger.warn("Stellar RPC event not understood; skipped", { event: events[i]!.id, tx: events[i]!.txHash, reason: (error as Error).message });
+            continue;
+          }
+          if (wanted(movement.to)) {
+            const spent = spentBy(i, movement);
+            // Strict send and strict receive read alike in events; nothing downstream tells them apart.
+            records.push(spent ? { ...record, kind: "path_payment_strict_receive", sourceAsset: spent } : record);
+          }
+          if (wanted(movement.from)) outgoing.push(record);
+        }
+      }
+      const tail = events[end - 1]!;
+      await handlers.onPayments({
+        records,
+        outgoing,
+        cursor: last && endCursor > tail.id ? endCursor : tail.id,
+        ledger: last ? Math.max(endLedger, tail.ledger) : tail.ledger,
+      });
+    }
+  }
+
+  /**
+   * The ledgers from the cursor's to `eventsOldest`, which getEvents no longer has: read from
+   * getTransactions when the node still has them all (its window is usually the same as getEvents',
+   * so usually it has not), and one warning naming the ledgers lost.
+   */
+  async function catchUp(from: string, eventsOldest: number): Promise<string> {
+    const fromLedger = Math.max(1, ledgerOfEventId(from));
+    let position = from;
+    let caughtUp = false;
+    try {
+      let page = (await source.server._getTransactions({ startLedger: fromLedger, pagination: { limit: 200 } })) as unknown as Raw;
+      for (;;) {
+        const transactions = ((page.transactions ?? []) as Raw[]).filter((tx) => Number(tx.ledger) < eventsOldest);
+        const events = eventsOfTransactions(transactions).filter((event) => event.id > position);
+        if (events.length > 0) {
+          await handOver(events, events.at(-1)!.id, events.at(-1)!.ledger);
+          position = events.at(-1)!.id;
+        }
+        const all = (page.transactions ?? []) as Raw[];
+        if (all.length === 0 || Number(all.at(-1)!.ledger) >= eventsOldest || abort.signal.aborted) break;
+        page = (await source.server._getTransactions({ pagination: { cursor: page.cursor, limit: 200 } })) as unknown as Raw;
+      }
+      caughtUp = true;
+    } catch (error) {
+      logger.debug("getTransactions does not reach the saved cursor either", { reason: (error as Error).message });
+    }
+    // The window's oldest end moves on while we read: the stream resumes a little inside it, and
+    // what that passes over counts as lost too.
+    const nowOldest = Number(((await source.server.getHealth()) as unknown as Raw).oldestLedger ?? eventsOldest);
+    const resumeLedger = Math.max(eventsOldest, nowOldest + WINDOW_MARGIN_LEDGERS);
+    const lostFrom = caughtUp ? eventsOldest : fromLedger;
+    const lost = resumeLedger - lostFrom;
+    logger.warn(
+      lost > 0
+        ? `Stellar RPC ${source.url} no longer has ledgers ${lostFrom}-${resumeLedger - 1} (${lost} ledgers) after the saved cursor: payments in them are not seen by this service; check them on a full-history source and complete them by hand`
+        : `Stellar RPC ${source.url}: the saved cursor (ledger ${fromLedger}) is older than getEvents' window (from ledger ${eventsOldest}); the ledgers between were read from getTransactions`,
+      { network: source.networkPassphrase, cursorLedger: fromLedger, oldestLedger: eventsOldest, lostLedgers: Math.max(0, lost) },
+    );
+    const resume = cursorBeforeLedger(resumeLedger);
+    return position > resume ? position : resume;
+  }
+
+  async function run() {
+    await source.checkNetwork();
+    const classic = await emitsClassicEvents(source);
+    if (classic === false) {
+      throw new LedgerSourceFatalError(
+        `Stellar RPC ${source.url} emits no events for classic operations (stellar-core's EMIT_CLASSIC_EVENTS is off, or the network is before protocol 23): no payment would be seen; this network is stopped. Use a node that emits them, or Horizon`,
+      );
+    }
+    const health = (await source.server.getHealth()) as unknown as Raw;
+    const oldest = Number(health.oldestLedger);
+    let position = isEventId(cursor) ? cursor : cursorBeforeLedger(oldest);
+    if (ledgerOfEventId(position) < oldest && position !== cursorBeforeLedger(oldest)) position = await catchUp(position, oldest);
+    const filters = [{ type: "contract" as const, topics: ASSET_EVENT_TOPICS }];
+    while (!abort.signal.aborted) {
+      const page = (await source.server._getEvents({ filters, cursor: position, limit: PAGE_LIMIT })) as unknown as Raw;
+      if (abort.signal.aborted) return;
+      const events = ((page.events ?? []) as Raw[]).map(eventFromRaw);
+      const next = typeof page.cursor === "string" && page.cursor !== "" ? page.cursor : (events.at(-1)?.id ?? position);
+      const full = events.length >= PAGE_LIMIT;
+      await handOver(events, next, full ? events.at(-1)!.ledger : Number(page.latestLedger ?? events.at(-1)?.ledger ?? 0));
+      position = next;
+      if (!full) await sleep(options.pollMs, abort.signal);
+    }
+  }
+
+  run().catch((error: unknown) => {
+    if (abort.signal.aborted) return;
+    abort.abort();
+    handlers.onError(error);
+  });
+  return { close: () => abort.abort() };
+}
