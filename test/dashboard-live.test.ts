@@ -66,7 +66,7 @@ it("the delivery log shows a test event's and a Retry now's outcome live; the Ev
 
   // Retry now, long before the schedule's next attempt: its outcome shows at once, marked as by hand.
   receiver.respond("/live-log", 204);
-  await Promise.all([answered(page, "retryWebhookDelivery"), page.getByRole("button", { name: /^Retry delivery whd_/ }).click()]);
+  await Promise.all([answered(page, "retryWebhookDelivery"), page.getByRole("button", { name: /^Retry now delivery whd_/ }).click()]);
   await t.app.webhooks.runOnce();
   await expect.poll(() => summary.textContent(), { timeout: 10_000 }).toMatch(/Succeeded.*204.*2 attempts$/i);
   await summary.click();

@@ -153,6 +153,7 @@ describe("refunding from the dashboard", () => {
     await page.getByRole("row").filter({ hasText: refundId }).getByText("Succeeded").waitFor();
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath("refunds-list-390px"), fullPage: true });
+    await page.getByRole("button", { name: "Filters" }).click();
     await page.getByLabel("Status").selectOption("requires_signature");
     await page.getByRole("row").filter({ hasText: refundId }).waitFor({ state: "detached" });
     await page.close();

@@ -1,7 +1,7 @@
 // The dashboard's small component set: every screen is built from these, so a control looks,
 // reads (accessible name) and behaves the same everywhere.
 import { type ComponentChildren, type JSX, createContext } from "preact";
-import { useContext, useEffect, useState } from "preact/hooks";
+import { useContext, useEffect, useId, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { formatAmount } from "../src/format.ts";
 
 /** What follows a screen's title in the browser tab ("Acme · Dashboard"), set by the app around its screens. */
@@ -189,8 +189,26 @@ export function Pager(props: { pageInfo: PageInfo | undefined; onPage: (cursor: 
   );
 }
 
-/** A table that scrolls sideways on a phone instead of squeezing. */
+/**
+ * A table; at phone width (style.css) each row turns into a stacked card, its first cell the title and
+ * every other cell under its column's name. The names are copied onto the cells as data-label whenever
+ * rows change (a row component may re-render alone), so that screens write plain <td>s and no cell can
+ * get out of step with its heading.
+ */
 export function Table(props: { caption: string; head: string[]; children: ComponentChildren; empty?: string; rows: number }) {
+  const body = useRef<HTMLTableSectionElement>(null);
+  const head = useRef(props.head);
+  head.current = props.head;
+  useLayoutEffect(() => {
+    const tbody = body.current!;
+    const label = () => {
+      for (const row of tbody.rows) [...row.cells].forEach((cell, i) => cell.setAttribute("data-label", cell.colSpan > 1 ? "" : (head.current[i] ?? "")));
+    };
+    label();
+    const observer = new MutationObserver(label);
+    observer.observe(tbody, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, []);
   return (
     <div class="table-wrap" role="region" aria-label={props.caption} tabIndex={0}>
       <table>
@@ -204,7 +222,7 @@ export function Table(props: { caption: string; head: string[]; children: Compon
             ))}
           </tr>
         </thead>
-        <tbody>
+        <tbody ref={body}>
           {props.rows === 0 ? (
             <tr>
               <td colSpan={props.head.length} class="muted">
@@ -216,6 +234,25 @@ export function Table(props: { caption: string; head: string[]; children: Compon
           )}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/**
+ * A list's filters: shown in a row on a laptop; at phone width folded behind one Filters button
+ * (saying how many are set) so that the list starts on the first screen.
+ */
+export function ListFilters(props: { active: number; children: ComponentChildren }) {
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  return (
+    <div class="filters-box">
+      <Button class="filters-toggle" aria-expanded={open} aria-controls={id} onClick={() => setOpen(!open)}>
+        {props.active ? `Filters (${props.active})` : "Filters"}
+      </Button>
+      <form id={id} class={`filters ${open ? "open" : ""}`} aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        {props.children}
+      </form>
     </div>
   );
 }

@@ -159,7 +159,12 @@ function Shell(props: { session: Session; children: ComponentChildren }) {
       <a class="skip" href="#main">
         Skip to content
       </a>
+      {/* At phone width the header keeps one row (Menu, organization, environment): who is signed in and
+          Sign out move into the menu. */}
       <header class="top">
+        <Button class="menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </Button>
         <span class="org">{session.viewer.organization.name}</span>
         <fieldset class="env-switch">
           <legend class="visually-hidden">Environment</legend>
@@ -170,11 +175,10 @@ function Shell(props: { session: Session; children: ComponentChildren }) {
             </label>
           ))}
         </fieldset>
-        <Button class="menu-button" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
-          Menu
+        <span class="who wide-only">{session.viewer.user.email}</span>
+        <Button class="wide-only" onClick={() => void session.signOut()}>
+          Sign out
         </Button>
-        <span class="who">{session.viewer.user.email}</span>
-        <Button onClick={() => void session.signOut()}>Sign out</Button>
       </header>
       {!live && (
         <p class="env-banner" role="note">
@@ -192,6 +196,10 @@ function Shell(props: { session: Session; children: ComponentChildren }) {
               </li>
             ))}
           </ul>
+          <p class="nav-account phone-only">
+            <span class="who">{session.viewer.user.email}</span>
+            <Button onClick={() => void session.signOut()}>Sign out</Button>
+          </p>
         </nav>
         <main id="main" tabIndex={-1}>
           {props.children}

@@ -1,7 +1,7 @@
 // Checkout sessions: a read-only list.
 import { useQuery } from "@urql/preact";
 import { Link } from "wouter-preact";
-import { Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { errorText, graphql } from "../graphql.ts";
 import { useUrlFilters } from "../url-filters.ts";
 
@@ -28,9 +28,9 @@ export function CheckoutSessions() {
   const rows = result.data?.checkoutSessions.edges.map((e) => e.node) ?? [];
   return (
     <Page title="Checkout sessions">
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+      <ListFilters active={[status].filter(Boolean).length}>
         <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
-      </form>
+      </ListFilters>
       <Notice>{errorText(result.error)}</Notice>
       <Table caption="Checkout sessions" head={["Session", "Status", "Amount", "Payment", "Created", "Expires"]} rows={rows.length} empty="No checkout sessions match.">
         {rows.map((s) => (

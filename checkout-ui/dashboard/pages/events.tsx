@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Notice, Page, Pager, Select, Status, When, usePaging } from "../../components/ui.tsx";
+import { Button, ListFilters, Notice, Page, Pager, Select, Status, When, usePaging } from "../../components/ui.tsx";
 import { EVENT_KINDS } from "../../../src/modules/events/event-kinds.ts";
 import { errorText, graphql } from "../graphql.ts";
 import { useUrlFilters } from "../url-filters.ts";
@@ -43,9 +43,9 @@ export function Events() {
   return (
     <Page title="Events">
       <Notice>{errorText(result.error)}</Notice>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+      <ListFilters active={[type].filter(Boolean).length}>
         <Select label="Event kind" value={type} options={TYPES} onChange={(v) => setFilter("type", v)} />
-      </form>
+      </ListFilters>
       <ul class="deliveries">
         {result.data && events.length === 0 && <li class="muted">No events yet.</li>}
         {events.map((event) => (

@@ -4,7 +4,7 @@
 import { useMutation, useQuery } from "@urql/preact";
 import { useEffect, useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
-import { Button, CopyButton, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, CopyButton, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { CustomerLink, CustomerPicker, type PickedCustomer } from "../components/customer-picker.tsx";
 import { errorText, formErrors, graphql } from "../graphql.ts";
 import { fromStroops, toStroops } from "../money.ts";
@@ -38,9 +38,9 @@ export function Invoices() {
   return (
     <Page title="Invoices" actions={can.write(session.viewer.user.role) && !creating && <Button onClick={() => setCreating(true)}>Create invoice</Button>}>
       {creating && <InvoiceDraft onCancel={() => setCreating(false)} />}
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+      <ListFilters active={[status].filter(Boolean).length}>
         <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
-      </form>
+      </ListFilters>
       <Notice>{errorText(result.error)}</Notice>
       <InvoicesTable caption="Invoices" invoices={rows} empty="No invoices match." withCustomer />
       <Pager pageInfo={result.data?.invoices.pageInfo} onPage={paging.setCursor} />

@@ -7,7 +7,7 @@ import type { Client } from "@urql/core";
 import { useClient, useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { CustomerLink, type PickedCustomer } from "../components/customer-picker.tsx";
 import { NewPayment } from "../components/new-payment.tsx";
 import { RefundForm } from "../components/refund-form.tsx";
@@ -112,7 +112,7 @@ export function Payments() {
       }
     >
       {creating && <NewPayment onClose={() => setCreating(false)} onCreated={() => refetch({ requestPolicy: "network-only" })} />}
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+      <ListFilters active={[status, customerId, from, to, search].filter(Boolean).length}>
         <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
         <Field label="Customer id" value={customerId} placeholder="cus_…" onInput={(e) => setFilter("customerId", e.currentTarget.value, "type")} />
         <Field label="Created from" type="date" value={from} max={to || undefined} onInput={(e) => setFilter("from", e.currentTarget.value)} />
@@ -124,7 +124,7 @@ export function Payments() {
           placeholder="pay_… or tx hash"
           onInput={(e) => setFilter("search", e.currentTarget.value, "type")}
         />
-      </form>
+      </ListFilters>
       <Notice>{errorText(result.error)}</Notice>
       <PaymentsTable caption="Payments" payments={rows} empty="No payments match." withCustomer />
       <Pager pageInfo={result.data?.payments.pageInfo} onPage={paging.setCursor} />

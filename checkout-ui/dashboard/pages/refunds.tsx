@@ -8,7 +8,7 @@ import "../refunds.css";
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useEffect } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, CopyButton, Field, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, CopyButton, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { SignRefund } from "../components/sign-refund.tsx";
 import { errorText, graphql, type ResultOf } from "../graphql.ts";
 import { useUrlFilters } from "../url-filters.ts";
@@ -69,10 +69,10 @@ export function Refunds() {
   usePolling(rows.some((r) => r.status === "submitted"), () => refetch({ requestPolicy: "network-only" }));
   return (
     <Page title="Refunds">
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+      <ListFilters active={[status, paymentId].filter(Boolean).length}>
         <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
         <Field label="Payment id" value={paymentId} placeholder="pay_…" onInput={(e) => setFilter("paymentId", e.currentTarget.value, "type")} />
-      </form>
+      </ListFilters>
       <Notice>{errorText(result.error)}</Notice>
       <RefundsTable caption="Refunds" refunds={rows} empty="No refunds match." />
       <Pager pageInfo={result.data?.refunds.pageInfo} onPage={paging.setCursor} />

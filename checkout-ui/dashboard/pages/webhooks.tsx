@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Field, Notice, Page, Pager, SecretOnce, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, Field, ListFilters, Notice, Page, Pager, SecretOnce, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { EVENT_KINDS } from "../../../src/modules/events/event-kinds.ts";
 import { errorText, graphql } from "../graphql.ts";
 import { can, useSession } from "../session.tsx";
@@ -242,9 +242,9 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
           <Button onClick={() => setEvents(endpoint.enabledEvents)}>Edit events</Button>
         ))}
       <h2>Delivery log</h2>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+      <ListFilters active={[status].filter(Boolean).length}>
         <Select label="Delivery status" value={status} options={DELIVERY_STATUSES} onChange={(v) => (setStatus(v), paging.reset())} />
-      </form>
+      </ListFilters>
       <ul class="deliveries">
         {deliveries.length === 0 && <li class="muted">No deliveries yet.</li>}
         {deliveries.map((d) => (
@@ -284,7 +284,7 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
             </details>
             {mayEdit && (
               <Button
-                aria-label={`${d.status === "succeeded" ? "Resend" : "Retry"} delivery ${d.id}`}
+                aria-label={`${d.status === "succeeded" ? "Resend" : "Retry now"} delivery ${d.id}`}
                 onClick={async () => (await retryDelivery({ id: d.id }), refresh())}
                 disabled={retry.fetching}
               >
