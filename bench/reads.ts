@@ -10,7 +10,8 @@
 // `postgres` database) is where PostgreSQL runs, in a fresh schema dropped after. BENCH_SECONDS,
 // BENCH_CONNECTIONS, BENCH_ROUNDS as for bench/run.ts (5 s, 32, 3). Rate limits are on, far above
 // the bench's rate, so their cost is paid; logs at warn (BENCH_LOG_LEVEL=info writes request lines).
-// BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the service while it is measured.
+// BENCH_ONLY=text measures only the requests whose name contains it. BENCH_NODE_ARGS="--cpu-prof
+// --cpu-prof-dir=DIR" profiles the service while it is measured.
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type LoadOptions, type Measurement, measure } from "./lib/measure.ts";
@@ -78,7 +79,8 @@ async function benchDatabase(database: string): Promise<string> {
       { name: "POST /payments vs one INSERT per request", aim: 1.5, request: create, reference },
     ];
     const rows: Row[] = [];
-    for (const scenario of scenarios) rows.push(await alternate(database, scenario, service));
+    const only = process.env.BENCH_ONLY;
+    for (const scenario of scenarios.filter((s) => !only || s.name.includes(only))) rows.push(await alternate(database, scenario, service));
     const broken = rows.filter((r) => r.service.failures > 0 || r.reference.failures > 0);
     if (broken.length) {
       const sides = (r: Row) => `${r.name} (service ${r.service.failures}, reference ${r.reference.failures})`;
