@@ -12,7 +12,7 @@ const dbTests = { include: ["test/**/*.test.ts"], exclude: ["test/**/*.nodb.test
 // screens are pages in Chromium; refunds on both dialects are refunds.test.ts.
 const sqliteOnly = ["test/graphiql.test.ts", "test/background-plans.test.ts", "test/refunds-ui.test.ts"];
 // Several hosts share one database only on PostgreSQL (SQLite serves one host).
-const postgresqlOnly = ["test/instances.test.ts"];
+const postgresqlOnly = ["test/instances.test.ts", "test/api-key-revocation.test.ts"];
 // Files that get fresh modules of their own (isolate): "keeps serving while Horizon is down" passes
 // alone but timed out in full runs after some other file of the same worker (module state carried
 // over by isolate: false, not yet found; see the session note).

@@ -17,7 +17,7 @@ import {
   revokeApiKeysById,
   unrevokedApiKeyByPrefix,
   touchApiKey,
-  unrevokedApiKeyByHash,
+  recentUnrevokedApiKeyByHash,
 } from "./api-keys.store.ts";
 
 /** A key begins with its environment's prefix: the key says which environment it opens. */
@@ -167,7 +167,7 @@ export async function listApiKeys(deps: Deps, organizationId: string) {
 /** The caller's scope, or null for a missing, malformed, unknown or revoked key. */
 export async function authenticateApiKey(deps: Deps, key: string | null | undefined): Promise<Scope | null> {
   if (!key || !KEY_PATTERN.test(key)) return null;
-  const row = await unrevokedApiKeyByHash(deps.db, hashKey(key));
+  const row = await recentUnrevokedApiKeyByHash(deps.db, hashKey(key));
   if (!row || row.environment !== keyEnvironment(key)) return null;
   const now = deps.clock.now();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) await touchApiKey(deps.db, row.id, now);

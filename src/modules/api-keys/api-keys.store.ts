@@ -16,8 +16,43 @@ const unrevokedIds = preparedQuery((q, p: { ids: unknown }) =>
 );
 const insert = preparedQuery((q, p: ApiKey) => q.insertInto("ApiKey").values(everyColumn("ApiKey", p)));
 
+/**
+ * Keys found by hash, each kept at most KEY_CACHE_MS: every API and GraphQL request authenticates,
+ * and without it the key row is one query of a GET's two. A revocation made anywhere (another
+ * worker, another host, the operator CLI) reaches every process within that time, since no entry
+ * outlives it; one made through this process's database client clears its cache at once. Only keys
+ * found are kept: a new key works at once, and unknown keys (guesses) never fill the cache.
+ * Per database client (a process has one; tests run several apps, each its own host).
+ */
+const KEY_CACHE_MS = 900;
+const MAX_CACHED_KEYS = 10_000;
+const keyCaches = new WeakMap<Db, Map<string, { row: ApiKey; until: number }>>();
+
+function keyCacheOf(db: Db) {
+  let cache = keyCaches.get(db);
+  if (!cache) keyCaches.set(db, (cache = new Map()));
+  return cache;
+}
+
 /** The unrevoked key whose SHA-256 is `hash`, or null. */
 export const unrevokedApiKeyByHash = (db: Db, hash: string): Promise<ApiKey | null> => byHash.first(typedSql(db), { hash });
+
+/** The same, as it was at most KEY_CACHE_MS ago: what authenticates a request (a revocation takes up to that long to be seen). */
+export async function recentUnrevokedApiKeyByHash(db: Db, hash: string): Promise<ApiKey | null> {
+  const cache = keyCacheOf(db);
+  const now = performance.now();
+  const cached = cache.get(hash);
+  if (cached && cached.until > now) return cached.row;
+  const row = await unrevokedApiKeyByHash(db, hash);
+  if (!row) {
+    cache.delete(hash);
+    return null;
+  }
+  if (cache.size >= MAX_CACHED_KEYS) cache.clear();
+  // Timed from before the read: the row may be as old as its query.
+  cache.set(hash, { row, until: now + KEY_CACHE_MS });
+  return row;
+}
 
 /** Of the keys `ids`, those that still exist unrevoked. */
 export async function unrevokedApiKeyIds(db: Db, ids: string[]): Promise<Set<string>> {
@@ -85,6 +120,7 @@ export async function revokeApiKeyById(db: Db, id: string, now: Date, alongside:
   const typed = typedSql(db);
   const revoke = typed.q.updateTable("ApiKey").set({ revokedAt: now }).where("id", "=", id).where(unrevoked);
   await typed.direct.batch([typed.statement(revoke, { expect: { changes: 1, error: () => conflict("API key is already revoked") } }), ...alongside]);
+  keyCaches.delete(db);
 }
 
 /** Revokes the keys `ids`, in one transaction with `alongside`; CONFLICT (and nothing written) when one of them is revoked already. */
@@ -93,12 +129,14 @@ export async function revokeApiKeysById(db: Db, ids: string[], now: Date, alongs
   const revoke = typed.q.updateTable("ApiKey").set({ revokedAt: now }).where("id", "in", ids).where(unrevoked);
   const changed = () => conflict("Some of these API keys were revoked meanwhile; look again");
   await typed.direct.batch([typed.statement(revoke, { expect: { changes: ids.length, error: changed } }), ...alongside]);
+  keyCaches.delete(db);
 }
 
 const touch = preparedQuery((q, p: { id: string; now: Date }) => q.updateTable("ApiKey").set({ lastUsedAt: p.now }).where("id", "=", p.id));
 
-/** Records that the key `id` was just used. */
+/** Records that the key `id` was just used (in its cached row too, or each request would record it again until the entry expires). */
 export async function touchApiKey(db: Db, id: string, now: Date): Promise<void> {
   const typed = typedSql(db);
   await typed.direct.batch([touch.statement(typed, { id, now })]);
+  for (const { row } of keyCacheOf(db).values()) if (row.id === id) row.lastUsedAt = now;
 }
