@@ -2,6 +2,7 @@
 // viewer's password, and the authenticator code when their two-factor sign-in is on.
 import { useState } from "preact/hooks";
 import { Field } from "../../components/ui.tsx";
+import { formErrors } from "../graphql.ts";
 import { useSession } from "../session.tsx";
 
 /**
@@ -12,18 +13,33 @@ export function useReauthentication(labels = { password: "Your password", code: 
   const session = useSession();
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
-  const fields = (
-    <>
-      <Field label={labels.password} type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-      {session.viewer.user.twoFactorEnabled && (
-        <Field label={labels.code} autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
-      )}
-    </>
-  );
   return {
-    fields,
+    /** the fields, a wrong password or code said beside its own (the server names it: extensions.field) */
+    fields: (error?: Parameters<typeof formErrors>[0]) => {
+      const errors = formErrors(error, REAUTHENTICATION_FIELDS);
+      return (
+        <>
+          <Field
+            label={labels.password}
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            error={errors.of("password")}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+          {session.viewer.user.twoFactorEnabled && (
+            <Field label={labels.code} autoComplete="one-time-code" required value={code} error={errors.of("code")} onInput={(e) => setCode(e.currentTarget.value)} />
+          )}
+        </>
+      );
+    },
+    /** what of `error` is not about these fields, for the form's own notice */
+    otherError: (error: Parameters<typeof formErrors>[0]) => formErrors(error, REAUTHENTICATION_FIELDS).other,
     /** the mutation's password and code arguments */
     values: { password, code: code.trim() || null },
     reset: () => (setPassword(""), setCode("")),
   };
 }
+
+const REAUTHENTICATION_FIELDS = ["password", "code"] as const;

@@ -63,8 +63,8 @@ export function ApiKeys() {
           <Field label="Key name" placeholder="Checkout server" value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <Select label="Key role" value={role} options={roles.map((r) => [r, ROLE_WORDS[r]])} onChange={(value) => setRole(value as KeyRole)} />
           <p class="muted">No key sees the team or changes the settlement wallet, assets or rates: those stay in the dashboard.</p>
-          {live && reauthentication.fields}
-          <Notice>{errorText(created.error)}</Notice>
+          {live && reauthentication.fields(created.error)}
+          <Notice>{reauthentication.otherError(created.error)}</Notice>
           <Button type="submit" variant="primary" disabled={created.fetching}>
             Create API key
           </Button>

@@ -134,8 +134,8 @@ function WalletForm(props: { onSaved: () => void }) {
       }}
     >
       <Field label="New settlement wallet" placeholder="G…" required value={address} onInput={(e) => setAddress(e.currentTarget.value)} />
-      {reauthentication.fields}
-      <Notice>{errorText(result.error)}</Notice>
+      {reauthentication.fields(result.error)}
+      <Notice>{reauthentication.otherError(result.error)}</Notice>
       <Button type="submit" disabled={result.fetching}>
         Change wallet
       </Button>
@@ -159,11 +159,11 @@ function AssetForm(props: { onSaved: () => void }) {
     >
       <Field label="Asset code" required placeholder="USDC" value={code} onInput={(e) => setCode(e.currentTarget.value)} />
       <Field label="Issuer" required placeholder="G…" value={issuer} onInput={(e) => setIssuer(e.currentTarget.value)} />
-      {reauthentication.fields}
+      {reauthentication.fields(result.error)}
       <Button type="submit" disabled={result.fetching}>
         Enable asset
       </Button>
-      <Notice>{errorText(result.error)}</Notice>
+      <Notice>{reauthentication.otherError(result.error)}</Notice>
     </form>
   );
 }
@@ -186,11 +186,11 @@ function RateForm(props: { onSaved: () => void }) {
       <Field label="Rate asset" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
       <Field label="Currency" required value={currency} onInput={(e) => setCurrency(e.currentTarget.value)} />
       <Field label="Price" inputMode="decimal" required placeholder="0.25" value={price} onInput={(e) => setPrice(e.currentTarget.value)} />
-      {reauthentication.fields}
+      {reauthentication.fields(result.error)}
       <Button type="submit" disabled={result.fetching}>
         Set rate
       </Button>
-      <Notice>{errorText(result.error)}</Notice>
+      <Notice>{reauthentication.otherError(result.error)}</Notice>
     </form>
   );
 }

@@ -42,7 +42,7 @@ export function Team() {
   return (
     <Page title="Team">
       <p class="muted">Owners and admins manage the team; developers handle API keys and webhooks; viewers read.</p>
-      <Notice>{errorText(result.error ?? roleChange.error ?? removal.error)}</Notice>
+      <Notice>{errorText(result.error ?? removal.error) ?? reauthentication.otherError(roleChange.error)}</Notice>
       {pending && (
         <form
           class="panel"
@@ -59,7 +59,7 @@ export function Team() {
           <h2>
             Make {pending.email} {ROLES.find(([value]) => value === pending.role)?.[1].toLowerCase()}
           </h2>
-          {reauthentication.fields}
+          {reauthentication.fields(roleChange.error)}
           <div class="actions">
             <Button type="submit" variant="primary" disabled={roleChange.fetching}>
               Change role
@@ -146,8 +146,8 @@ function RequireTwoFactor(props: { required: boolean; onChanged: () => void }) {
         <p class="muted">Turn on your own two-factor sign-in (Your account) before requiring it of everyone.</p>
       ) : (
         <>
-          {reauthentication.fields}
-          <Notice>{errorText(result.error)}</Notice>
+          {reauthentication.fields(result.error)}
+          <Notice>{reauthentication.otherError(result.error)}</Notice>
           <Button type="submit" variant={next ? "primary" : "danger"} disabled={result.fetching}>
             {next ? "Require two-factor sign-in" : "Stop requiring two-factor sign-in"}
           </Button>
