@@ -10,6 +10,9 @@
 //   burst:   10,000 payments landing in one ledger (100 payers x 100 operations): completions/s
 //   latency: one payment per ledger, BENCH_WATCHING_SAMPLES times (default 200): close -> completed
 //            (the payment.completed event's created_at), p50 / p99
+// BENCH_LEDGER_API=rpc watches through the network's Stellar RPC (getEvents polled every
+// STELLAR_RPC_POLL_MS, default 1,000 ms) instead of Horizon's stream, and also prints the RPC
+// requests per minute at idle (its aim: independent of the number of wallets).
 // BENCH_WATCHING_WALLETS changes the 10,000. Baseline (per-wallet streams, before #16): the issue's
 // figures, 17-46 s to watch 1,000 wallets, 60-150 KB per wallet, 12% of a core idle.
 import { randomBytes } from "node:crypto";
@@ -46,15 +49,24 @@ if (postgres) {
   databaseUrl = url.toString();
 }
 
-// ---- the network, on its own server as Horizon would be
+// ---- the network, on its own server as Horizon (or Stellar RPC) would be
+const api = process.env.BENCH_LEDGER_API === "rpc" ? "Stellar RPC" : "Horizon";
 const network = new SimulatedNetwork({ networkPassphrase: Networks.TESTNET, basePath: "", ledgerCloseMs: 24 * 3600_000, clock: systemClock });
-const horizon = await serve((request) => network.fetch(request), { port: 0, host: "127.0.0.1" });
+/** calls to the network's RPC endpoint so far */
+let rpcRequests = 0;
+const horizon = await serve(
+  (request) => {
+    if (new URL(request.url).pathname === "/rpc") rpcRequests++;
+    return network.fetch(request);
+  },
+  { port: 0, host: "127.0.0.1" },
+);
 network.start();
 
 const { database, deps, app } = await inProcessApp({
   DATABASE_URL: databaseUrl,
   LEDGER: "horizon",
-  HORIZON_TESTNET_URL: `${horizon.url}/horizon`,
+  ...(api === "Stellar RPC" ? { STELLAR_RPC_TESTNET_URL: `${horizon.url}/rpc` } : { HORIZON_TESTNET_URL: `${horizon.url}/horizon` }),
   LOG_LEVEL: "silent",
 });
 const server = await serve(app, { port: 0, host: "127.0.0.1" });
@@ -155,7 +167,9 @@ async function idleCpuMs(): Promise<number> {
   const used = process.cpuUsage(started);
   return (used.user + used.system) / 1000;
 }
+const rpcBeforeIdle = rpcRequests;
 const idleWatching = await idleCpuMs();
+const rpcPerMinute = ((rpcRequests - rpcBeforeIdle) * 60_000) / IDLE_MS;
 const rereadStarted = process.cpuUsage();
 await streamer.refresh();
 const rereadUsage = process.cpuUsage(rereadStarted);
@@ -197,7 +211,8 @@ for (const result of await Promise.all(submissions)) {
 const burstMs = (await completedAt(beforeBurst, rest.length)) - burstClosedAt;
 
 const kb = (bytes: number) => (bytes / 1024).toFixed(2);
-console.log(`watching ${WALLETS} wallets on one network (${postgres ? "PostgreSQL" : "SQLite"}), against the issue's per-wallet baseline`);
+console.log(`watching ${WALLETS} wallets on one network through ${api} (${postgres ? "PostgreSQL" : "SQLite"}), against the issue's per-wallet baseline`);
+if (api === "Stellar RPC") console.log(`  RPC requests at idle: ${Math.round(rpcPerMinute)} per minute   (aim: independent of the number of wallets)`);
 console.log(`  start -> all watched, stream open: ${Math.round(startMs)} ms   (aim: < 5,000 ms; baseline 17-46 s for 1,000 wallets)`);
 console.log(`  heap per watched wallet: ${kb((heapWatching - heapBefore) / WALLETS)} KB from start, ${kb((heapWatching - heapStopped) / WALLETS)} KB running vs stopped   (aim: < 10 KB; baseline 60-150 KB)`);
 console.log(

@@ -3,6 +3,7 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, DEFAULT_DATABASE_URL, loadConfig } from "../src/config.ts";
+import { ledgerApiSummary } from "../src/ledger/network-apis.ts";
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -113,5 +114,26 @@ describe("the server with bad configuration", () => {
     expect(result.stderr).toContain("Invalid configuration");
     for (const name of ["PORT", "DATABASE_URL", "LOG_LEVEL"]) expect(result.stderr).toContain(`${name}:`);
     expect(result.stdout).not.toContain("listening");
+  });
+});
+
+describe("which API reaches each network (issue 28)", () => {
+  it("is Horizon unless the network has a Stellar RPC URL; Horizon then serves path quotes only if its URL is set", () => {
+    expect(loadConfig({}).ledgerApis).toEqual({ testnet: { api: "horizon" }, public: { api: "horizon" } });
+    const rpcOnly = loadConfig({ STELLAR_RPC_URL: "https://rpc.example.com/v1/0123456789abcdef0123" });
+    expect(rpcOnly.ledgerApis).toEqual({ testnet: { api: "horizon" }, public: { api: "rpc", rpcUrl: "https://rpc.example.com/v1/0123456789abcdef0123", horizonUrl: null } });
+    const both = loadConfig({ STELLAR_RPC_TESTNET_URL: "https://soroban-testnet.stellar.org", HORIZON_TESTNET_URL: "https://horizon-testnet.stellar.org" });
+    expect(both.ledgerApis.testnet).toEqual({ api: "rpc", rpcUrl: "https://soroban-testnet.stellar.org", horizonUrl: "https://horizon-testnet.stellar.org" });
+    expect(loadConfig({ LEDGER: "simulated", LEDGER_API: "rpc" }).ledgerApis.public).toMatchObject({ api: "rpc" });
+    expect(() => loadConfig({ LEDGER_API: "rpc" })).toThrow(/LEDGER_API: applies to LEDGER=simulated/);
+    expect(() => loadConfig({ STELLAR_RPC_URL: "ftp://rpc.example.com" })).toThrow(/STELLAR_RPC_URL/);
+  });
+
+  it("says so on the start line, with a provider's key in the URL masked", () => {
+    const config = loadConfig({ STELLAR_RPC_URL: "https://rpc.example.com/v1/0123456789abcdef0123" });
+    expect(ledgerApiSummary(config)).toBe(
+      "sandbox: Horizon https://horizon-testnet.stellar.org; production: Stellar RPC https://rpc.example.com/v1/…, no path payments (no Horizon URL)",
+    );
+    expect(ledgerApiSummary(loadConfig({ LEDGER: "simulated", LEDGER_API: "rpc" }))).toBe("sandbox: simulated, Stellar RPC; production: simulated, Stellar RPC");
   });
 });
