@@ -4,7 +4,8 @@
 // refund turns Succeeded without a reload; the Unmatched payments desk applies one deposit to a
 // payment picked and refunds another, which, signed and sent elsewhere, the open screen sees succeed;
 // a payer whose exchange account needs a memo says where the money goes on the claim page (/r/re_…,
-// axe-clean at 1280 and 390 px), which follows the refund live until the money is there.
+// axe-clean at 1280 and 390 px, saying who refunds on which network), which follows the refund live
+// until the money is there, while the merchant's open refund shows the claim at once on its timeline.
 import { Asset, Keypair, Memo, Networks, Operation, TransactionBuilder } from "@stellar/stellar-sdk";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -134,7 +135,9 @@ describe("refunding from the dashboard", () => {
     expect(freighter.asked).toHaveLength(1);
     const refund = await readRefund(refundId);
     expect(refund).toMatchObject({ status: "succeeded", amount: "12.0000000", reason: "Order returned", destination_address: payer.publicKey() });
-    await page.getByRole("link", { name: refund.tx_hash }).waitFor();
+    // The ledger transaction: its hash (no public explorer shows the simulated network, so no link).
+    await page.locator(".facts").getByText(refund.tx_hash).waitFor();
+    expect(await page.getByRole("link", { name: refund.tx_hash }).count()).toBe(0);
     const gained = BigInt(world.network.balance(payer.publicKey())!.replace(".", "")) - BigInt(before!.replace(".", ""));
     expect(gained).toBe(120_000_000n);
     await page.screenshot({ path: screenshotPath("refund-succeeded"), fullPage: true });
@@ -242,12 +245,23 @@ describe("the payer's claim page", () => {
     await submit(world.wallet, await signedTransaction(world.wallet, exchange, [Operation.manageData({ name: "config.memo_required", value: "1" })]));
     const created = (await api("POST", "/refunds", { payment_id: payment.id })).body;
     expect(created).toMatchObject({ status: "pending_claim", claim_url: expect.stringMatching(/\/r\/re_/) });
+    // The merchant has the refund open in the dashboard, waiting for the payer.
+    const merchantPage = await browser.context.newPage();
+    await signIn(merchantPage);
+    await merchantPage.goto(`${world.t.url}/dashboard/refunds/${created.id}`);
+    await merchantPage.getByRole("heading", { name: "Waiting for the payer" }).waitFor();
+    const merchantName = (await world.t.graphql(`query ($id: ID!) { refundClaim(id: $id) { merchantName } }`, { id: created.id })).body.data.refundClaim.merchantName;
+    expect(merchantName).toBeTruthy();
+
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 1280, height: 900 });
     const response = await page.goto(`${world.t.url}${new URL(created.claim_url).pathname}`);
     expect(response!.status()).toBe(200);
     await page.getByRole("heading", { name: "Where should the money go?" }).waitFor();
     expect(await page.getByTestId("amount").textContent()).toBe("7 XLM");
+    // Who is refunding, and on which network.
+    await page.getByText(`Your refund from ${merchantName}`).waitFor();
+    await page.getByText("A simulated Stellar network for testing").waitFor();
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath("refund-claim-1280px"), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
@@ -266,6 +280,15 @@ describe("the payer's claim page", () => {
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath("refund-claim-390px"), fullPage: true });
 
+    // The merchant's open screen shows the claim at once, without a reload, with the step on its timeline.
+    const timeline = merchantPage.getByRole("list", { name: "Timeline" });
+    await timeline.getByRole("listitem").filter({ hasText: "Claimed by the payer" }).filter({ hasText: `${exchange.publicKey()} (memo id 4242)` }).waitFor({ timeout: 3000 });
+    await merchantPage.locator(".facts").getByText("Needs your signature").waitFor();
+    await merchantPage.locator(".facts").getByText(exchange.publicKey()).waitFor();
+    expect(await merchantPage.getByRole("heading", { name: "Waiting for the payer" }).count()).toBe(0);
+    expect(await accessibilityViolations(merchantPage)).toEqual([]);
+    await merchantPage.screenshot({ path: screenshotPath("refund-claimed-dashboard-1280px"), fullPage: true });
+
     // The merchant signs and sends it; the page turns Refunded by itself, with the transaction.
     const ready = await readRefund(created.id);
     expect(ready).toMatchObject({ status: "requires_signature", destination_address: exchange.publicKey(), destination_memo: "4242", destination_memo_type: "id" });
@@ -275,8 +298,20 @@ describe("the payer's claim page", () => {
     expect(sent.body.status).toBe("succeeded");
     await page.getByRole("heading", { name: "Refunded" }).waitFor();
     expect(await page.getByTestId("tx-hash").textContent()).toBe(sent.body.tx_hash);
+    // No public explorer shows the simulated network: the hash, and no link.
+    expect(await page.getByRole("link", { name: sent.body.tx_hash }).count()).toBe(0);
     expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("refund-claim-refunded-390px"), fullPage: true });
     await page.close();
+
+    // The dashboard's timeline has every step, in order, and reads on a phone.
+    await timeline.getByRole("listitem").filter({ hasText: "Succeeded: the money is back" }).waitFor();
+    const steps = await timeline.locator("li strong").allTextContents();
+    expect(steps).toEqual(["Created", "Claimed by the payer", "Transaction ready to sign", "Sent to the network", "Succeeded: the money is back"]);
+    await merchantPage.setViewportSize({ width: 390, height: 844 });
+    expect(await accessibilityViolations(merchantPage)).toEqual([]);
+    await merchantPage.screenshot({ path: screenshotPath("refund-timeline-390px"), fullPage: true });
+    await merchantPage.close();
   });
 
   it("says how to claim a claimable balance when the account cannot hold the asset, and 404s an unknown refund", async () => {

@@ -4,7 +4,7 @@
 // claim for an account that requires a memo (SEP-29); a claimable balance for an account without a
 // trustline; a refund signed and sent elsewhere, recognized on the ledger; refunds at once that would
 // send back more than arrived; bad input and state conflicts, each changing nothing.
-import { Asset, Keypair, Memo, Networks, Operation, TransactionBuilder, xdr } from "@stellar/stellar-sdk";
+import { Asset, Claimant, Keypair, Memo, Networks, Operation, TransactionBuilder, xdr } from "@stellar/stellar-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { type Wallet, fundedPayer, payOp, signedTransaction, submit, startLedgerWorld, waitFor } from "./support/ledger.ts";
@@ -54,6 +54,14 @@ async function createRefund(body: Record<string, unknown>, key = merchant.sandbo
   const res = await api("POST", "/refunds", body, key);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body;
+}
+
+/** The frames of `live` up to the first that `done` takes: a refund may pass through states a screen sees on the way. */
+async function framesUntil(live: Awaited<ReturnType<typeof subscribeSse>>, done: (data: any) => boolean) {
+  for (;;) {
+    const data = (await live.next()).data;
+    if (done(data)) return data;
+  }
 }
 
 async function signAndSubmit(refund: { id: string; transaction_xdr: string }) {
@@ -184,7 +192,7 @@ describe("where the money goes", () => {
     expect(tx.memo).toMatchObject({ type: "id", value: "123456" });
     const paidBack = await signAndSubmit(ready);
     expect(paidBack.body.status).toBe("succeeded");
-    expect((await live.next()).data.refundClaim).toEqual({ status: "succeeded", txHash: paidBack.body.tx_hash });
+    expect((await framesUntil(live, (data) => data.refundClaim.status === "succeeded")).refundClaim).toEqual({ status: "succeeded", txHash: paidBack.body.tx_hash });
     live.close();
     const received = await waitFor(async () => (await wallet.horizon.payments().forAccount(exchange.publicKey()).order("desc").limit(1).call()).records[0] as any, (r) => r?.from === merchant.wallet.publicKey());
     const paidTx = await wallet.horizon.transactions().transaction(received.transaction_hash).call();
@@ -259,21 +267,112 @@ describe("a refund signed and sent elsewhere", () => {
     expect((await readPayment(payment.id)).amount_refunded).toBe("3.0000000");
   });
 
-  it("ends a claimable balance refund whose answer was lost when it is read: the ledger is asked for its transaction by hash", async () => {
+  it("recognizes a claimable balance refund signed and sent elsewhere from the wallet's operations, once, without anyone reading it", async () => {
+    const { payment } = await paidPayment("2", "2", "USDC");
+    const stranger = await fundedPayer(wallet);
+    const refund = await createRefund({ payment_id: payment.id, destination: { address: stranger.publicKey() } });
+    expect(refund.status).toBe("requires_signature");
+    const signedXdr = signed(refund.transaction_xdr);
+    const hash = TransactionBuilder.fromXDR(signedXdr, Networks.TESTNET).hash().toString("hex");
+    // Straight to the network, as a wallet that submits by itself does: the service is not told.
+    expect(await network.submitTransaction(signedXdr)).toMatchObject({ status: "included", successful: true });
+    // Horizon's /payments leaves claimable balances out (as the real one does): only its operations have it.
+    const payments = await wallet.horizon.payments().forTransaction(hash).call();
+    const operations = await wallet.horizon.operations().forTransaction(hash).call();
+    expect({ payments: payments.records.length, operations: operations.records.map((op) => op.type) }).toEqual({ payments: 0, operations: ["create_claimable_balance"] });
+    const stored = () => t.database.db.refund.findUniqueOrThrow({ where: { id: refund.id } });
+    const done = await waitFor(stored, (r) => r.status === "succeeded");
+    expect(done.txHash).toBe(hash);
+    expect((await readPayment(payment.id)).amount_refunded).toBe("2.0000000");
+    // A claimable balance the wallet makes for another amount ends no refund.
+    const other = await createRefund({ payment_id: (await paidPayment("3", "3", "USDC")).payment.id, destination: { address: stranger.publicKey() } });
+    const otherTx = TransactionBuilder.fromXDR(other.transaction_xdr, Networks.TESTNET) as import("@stellar/stellar-sdk").Transaction;
+    const wrongAmount = await signedTransaction(wallet, merchant.wallet, [Operation.createClaimableBalance({ asset: usdc, amount: "1", claimants: [new Claimant(stranger.publicKey(), Claimant.predicateUnconditional())] })], { memo: otherTx.memo });
+    await submit(wallet, wrongAmount);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await t.database.db.refund.findUniqueOrThrow({ where: { id: other.id } })).status).toBe("requires_signature");
+    expect(await events(refund.id)).toEqual(["refund.created", "refund.succeeded"]);
+  });
+
+  it("ends once a claimable balance refund whose submit's answer was lost: the wallet's operations show its hash", async () => {
     const { payment } = await paidPayment("2", "2", "USDC");
     const stranger = await fundedPayer(wallet);
     const refund = await createRefund({ payment_id: payment.id, destination: { address: stranger.publicKey() } });
     const signedXdr = signed(refund.transaction_xdr);
     const hash = TransactionBuilder.fromXDR(signedXdr, Networks.TESTNET).hash().toString("hex");
+    // What submit writes before it sends, then the sending, and no answer handled (the process died).
     await t.database.db.refund.update({ where: { id: refund.id }, data: { status: "submitted", txHash: hash } });
     await network.submitTransaction(signedXdr);
-    // Not on Horizon's payment stream: it stays submitted until someone reads it.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect((await t.database.db.refund.findUniqueOrThrow({ where: { id: refund.id } })).status).toBe("submitted");
+    const done = await waitFor(() => t.database.db.refund.findUniqueOrThrow({ where: { id: refund.id } }), (r) => r.status === "succeeded");
+    expect(done.txHash).toBe(hash);
     const claim = await t.graphql(`query ($id: ID!) { refundClaim(id: $id) { status txHash claimableBalance } }`, { id: refund.id });
     expect(claim.body.data.refundClaim).toEqual({ status: "succeeded", txHash: hash, claimableBalance: true });
-    expect(await readRefund(refund.id)).toMatchObject({ status: "succeeded", tx_hash: hash });
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await events(refund.id)).toEqual(["refund.created", "refund.succeeded"]);
+  });
+});
+
+describe("the merchant's screens, live", () => {
+  it("hear the payer's claim, the submission and the end at once, and the timeline says who did each, when", async () => {
+    const exchange = await fundedPayer(wallet);
+    const { payment } = await paidPayment("4", "4", "XLM", exchange);
+    await submit(wallet, await signedTransaction(wallet, exchange, [Operation.manageData({ name: "config.memo_required", value: "1" })]));
+    const auth = { authorization: `Bearer ${merchant.sandboxKey}` };
+    const fields = `id status destinationAddress destinationMemo txHash`;
+    // The Refunds list follows them all; the detail one refund, as it is first.
+    const list = await subscribeSse(t.url, `subscription { refundChanges { ${fields} } }`, {}, auth);
+    const refund = await createRefund({ payment_id: payment.id, reason: "returned" });
+    expect((await list.next()).data.refundChanges).toMatchObject({ id: refund.id, status: "pending_claim" });
+    const detail = await subscribeSse(t.url, `subscription ($id: ID!) { refundChanges(id: $id) { ${fields} } }`, { id: refund.id }, auth);
+    expect((await detail.next()).data.refundChanges).toMatchObject({ id: refund.id, status: "pending_claim", destinationAddress: null });
+
+    const claim = `mutation ($id: ID!, $destination: RefundDestinationInput!) { claimRefund(id: $id, destination: $destination) { status } }`;
+    const claimed = await t.graphql(claim, { id: refund.id, destination: { address: exchange.publicKey(), memo: "42", memoType: "id" } });
+    expect(claimed.body.data.claimRefund.status).toBe("requires_signature");
+    const heard = { id: refund.id, status: "requires_signature", destinationAddress: exchange.publicKey(), destinationMemo: "42", txHash: null };
+    expect((await detail.next(2000)).data.refundChanges).toEqual(heard);
+    expect((await list.next(2000)).data.refundChanges).toEqual(heard);
+
+    const paidBack = await signAndSubmit(await readRefund(refund.id));
+    expect(paidBack.body.status).toBe("succeeded");
+    const end = await framesUntil(detail, (data) => data.refundChanges.status === "succeeded");
+    expect(end.refundChanges.txHash).toBe(paidBack.body.tx_hash);
+    expect((await framesUntil(list, (data) => data.refundChanges.status === "succeeded")).refundChanges.id).toBe(refund.id);
+    list.close();
+    detail.close();
+
+    // Recorded: the activity log has the payer's claim, and the refund's timeline has every step.
+    const claimEntry = await t.database.db.auditEntry.findFirstOrThrow({ where: { resourceId: refund.id, action: "refund.claimed" } });
+    expect(claimEntry).toMatchObject({ actorKind: "payer", detail: `${exchange.publicKey()} (memo id 42)` });
+    const timeline = await t.graphql(`query ($id: ID!) { refund(id: $id) { events { type at actor detail } } }`, { id: refund.id }, merchant.sandboxKey);
+    const steps = timeline.body.data.refund.events;
+    expect(steps.map((e: any) => e.type)).toEqual(["created", "claimed", "transaction_ready", "submitted", "succeeded"]);
+    expect(steps[0]).toMatchObject({ detail: `4.0000000 XLM of ${payment.id}: returned` });
+    expect(merchant.sandboxKey.startsWith(steps[0].actor)).toBe(true);
+    expect(steps[1]).toMatchObject({ actor: "the payer (refund claim page)", detail: `${exchange.publicKey()} (memo id 42)` });
+    expect(steps[3]).toMatchObject({ detail: paidBack.body.tx_hash });
+    expect(steps[4]).toMatchObject({ actor: null, detail: paidBack.body.tx_hash });
+    const times = steps.map((e: any) => Date.parse(e.at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+
+    // The claim page says who is refunding, on which network, and (no public explorer for the simulated one) the hash.
+    const page = await t.graphql(`query ($id: ID!) { refundClaim(id: $id) { merchantName network txHash explorerUrl } }`, { id: refund.id });
+    expect(page.body.data.refundClaim).toMatchObject({ merchantName: expect.any(String), network: "simulated", txHash: paidBack.body.tx_hash, explorerUrl: null });
+    expect(page.body.data.refundClaim.merchantName.length).toBeGreaterThan(0);
+  });
+
+  it("show no other organization's refunds: a detail stream of one is not found, a list stream hears none of theirs", async () => {
+    const { payment } = await paidPayment("1");
+    const refund = await createRefund({ payment_id: payment.id });
+    const other = await t.createMerchant();
+    const auth = { authorization: `Bearer ${other.sandboxKey}` };
+    const theirs = await subscribeSse(t.url, `subscription ($id: ID!) { refundChanges(id: $id) { id } }`, { id: refund.id }, auth);
+    expect((await theirs.next(2000)).errors[0].extensions.code).toBe("NOT_FOUND");
+    theirs.close();
+    const list = await subscribeSse(t.url, `subscription { refundChanges { id } }`, {}, auth);
+    expect((await api("POST", `/refunds/${refund.id}/cancel`)).status).toBe(200);
+    await expect(list.next(800)).rejects.toThrow();
+    list.close();
   });
 });
 

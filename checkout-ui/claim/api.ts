@@ -16,9 +16,15 @@ export interface RefundClaim {
   claimableBalance: boolean;
   txHash: string | null;
   completedAt: string | null;
+  /** who is refunding: the name the merchant shows payers */
+  merchantName: string;
+  /** the Stellar network the money moves on */
+  network: "public" | "testnet" | "simulated" | "other";
+  /** once sent, its transaction on a public explorer; null where none shows it (the simulated network) */
+  explorerUrl: string | null;
 }
 
-const CLAIM_FIELDS = "id amount asset { assetCode issuerAddress } status destinationAddress destinationMemo destinationMemoType claimableBalance txHash completedAt";
+const CLAIM_FIELDS = "id amount asset { assetCode issuerAddress } status destinationAddress destinationMemo destinationMemoType claimableBalance txHash completedAt merchantName network explorerUrl";
 
 /** Every operation the page sends, word for word. */
 export const CLAIM_OPERATIONS = {
@@ -35,7 +41,7 @@ export async function claimRefund(id: string, destination: { address: string; me
   return (await graphql<{ claimRefund: RefundClaim }>(CLAIM_OPERATIONS.claim, { id, destination })).claimRefund;
 }
 
-/** The refund as it is on every (re)connection, then after each of its events (sent, failed, canceled). */
+/** The refund as it is on every (re)connection, then after each of its moves (submitted, sent, failed, canceled). */
 export function watchRefundClaim(id: string, onClaim: (claim: RefundClaim) => void): () => void {
   return watchSubscription<{ refundClaim: RefundClaim }>(CLAIM_OPERATIONS.watch, { id }, (data) => onClaim(data.refundClaim));
 }

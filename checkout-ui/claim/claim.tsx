@@ -1,7 +1,8 @@
 // The payer's side of a refund (/r/<re_ id>): where the money should go when the merchant could not
 // tell (an exchange's account that needs the payer's own memo, or several payers), then the refund's
-// status until the money is there, with the ledger transaction. An account without a trustline for the
-// asset gets a claimable balance, and the page says how to claim it.
+// status until the money is there, with the ledger transaction (on a public explorer where one shows
+// the network). It says who is refunding and on which network. An account without a trustline for
+// the asset gets a claimable balance, and the page says how to claim it.
 import { useEffect, useState } from "preact/hooks";
 import { Button, CopyButton, Field, Notice, Select } from "../components/ui.tsx";
 import { ApiError } from "../src/api.ts";
@@ -114,6 +115,13 @@ const STATUS_TEXT: Record<RefundClaim["status"], [string, string]> = {
   canceled: ["Refund canceled", "The merchant canceled this refund. Please contact them if you expected the money."],
 };
 
+const NETWORK_TEXT: Record<RefundClaim["network"], string> = {
+  public: "Stellar public network",
+  testnet: "Stellar test network: test money, no real value",
+  simulated: "A simulated Stellar network for testing: test money, no real value",
+  other: "A private Stellar network",
+};
+
 /** How to take a claimable balance: the money waits on the ledger for this account to claim it. */
 function ClaimableBalanceHelp(props: { refund: RefundClaim }) {
   const asset = props.refund.asset;
@@ -156,7 +164,7 @@ export function RefundClaimPage(props: { id: string; container: HTMLElement }) {
   return (
     <>
       <header>
-        <p class="merchant">Your refund</p>
+        <p class="merchant">{`Your refund from ${claim.merchantName || "the merchant"}`}</p>
         <h1 class="amount" data-testid="amount">
           {money(claim.amount, claim.asset)}
         </h1>
@@ -188,7 +196,13 @@ export function RefundClaimPage(props: { id: string; container: HTMLElement }) {
               <div class="copy-row">
                 <dt>Ledger transaction</dt>
                 <dd>
-                  <code data-testid="tx-hash">{claim.txHash}</code>
+                  {claim.explorerUrl ? (
+                    <a href={claim.explorerUrl} target="_blank" rel="noopener noreferrer">
+                      <code data-testid="tx-hash">{claim.txHash}</code>
+                    </a>
+                  ) : (
+                    <code data-testid="tx-hash">{claim.txHash}</code>
+                  )}
                   <CopyButton value={claim.txHash} label="the transaction hash" />
                 </dd>
               </div>
@@ -205,6 +219,7 @@ export function RefundClaimPage(props: { id: string; container: HTMLElement }) {
         )
       )}
       {claim.claimableBalance && claim.status !== "canceled" && claim.status !== "failed" && <ClaimableBalanceHelp refund={claim} />}
+      <footer class="muted">{NETWORK_TEXT[claim.network]}</footer>
     </>
   );
 }

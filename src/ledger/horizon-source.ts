@@ -5,6 +5,7 @@ import { type Asset, XLM, isNative } from "../shared/assets.ts";
 import { streamRecords } from "./horizon-stream.ts";
 import { formatStroops, toStroops } from "../shared/money.ts";
 import type {
+  ClaimableBalanceStreamHandlers,
   LedgerAccount,
   LedgerPaymentRecord,
   LedgerSource,
@@ -29,6 +30,17 @@ function assetFrom(raw: RawRecord, prefix = ""): Asset {
 }
 
 export const toSdkAsset = (asset: Asset) => (isNative(asset) ? SdkAsset.native() : new SdkAsset(asset.code, asset.issuer!));
+
+/** Horizon's asset string of claimable balances: "native" or "CODE:ISSUER". */
+function assetFromCanonical(text: string): Asset {
+  if (text === "native") return XLM;
+  const [code = "", issuer = ""] = text.split(":");
+  return { code, issuer };
+}
+
+/** A create_claimable_balance operation that `account` made for one claimant, as a refund's is. */
+const isClaimableBalanceBy = (raw: RawRecord, account: string) =>
+  raw.type === "create_claimable_balance" && raw.source_account === account && Array.isArray(raw.claimants) && raw.claimants.length === 1;
 
 function muxedIdOf(raw: RawRecord): string | null {
   if (raw.to_muxed_id != null) return String(raw.to_muxed_id);
@@ -75,10 +87,42 @@ export class HorizonSource implements LedgerSource {
   }
 
   streamPayments(cursor: string, handlers: PaymentStreamHandlers) {
+    // Not joined with the transactions: each record would carry its whole envelope, for every
+    // operation of the network; the few wanted records needing a memo fetch theirs.
+    return this.streamInBatches("payments", cursor, handlers.onError, async (batch, isClosed) => {
+      const wanted = await handlers.wantedAccounts();
+      // Only payments to a watched wallet are read further (a transaction's memo may be fetched).
+      const transactions = new Map<string, Promise<LedgerTransaction | null>>();
+      const payments = batch.filter((raw) => PAYMENT_KINDS.has(raw.type));
+      const [records, outgoing] = await Promise.all([
+        Promise.all(payments.filter((raw) => wanted(raw.to)).map((raw) => this.recordFrom(raw, transactions))),
+        // A watched wallet's own payments going out: its refunds (the memo names them).
+        Promise.all(payments.filter((raw) => wanted(raw.from)).map((raw) => this.recordFrom(raw, transactions))),
+      ]);
+      const last = String(batch.at(-1)!.paging_token);
+      if (!isClosed()) await handlers.onPayments({ records, outgoing, cursor: last, ledger: ledgerOfToken(last) });
+    });
+  }
+
+  streamClaimableBalancesCreatedBy(account: string, cursor: string, handlers: ClaimableBalanceStreamHandlers) {
+    return this.streamInBatches(`accounts/${encodeURIComponent(account)}/operations`, cursor, handlers.onError, async (batch, isClosed) => {
+      const transactions = new Map<string, Promise<LedgerTransaction | null>>();
+      const records = await Promise.all(batch.filter((raw) => isClaimableBalanceBy(raw, account)).map((raw) => this.recordFrom(raw, transactions)));
+      if (!isClosed() && records.length > 0) await handlers.onRecords(records);
+    });
+  }
+
+  /**
+   * Streams Horizon's `path` (below its root) from `cursor`, handing `handle` what arrived in
+   * batches of at most MAX_BATCH: one batch at a time, in arrival order; what arrives meanwhile goes
+   * into the next. A failure closes the stream and is reported to `onError` once.
+   */
+  private streamInBatches(path: string, cursor: string, onError: (error: unknown) => void, handle: (batch: RawRecord[], isClosed: () => boolean) => Promise<void>) {
     let closed = false;
     let draining = false;
     let buffer: RawRecord[] = [];
     let stop = () => {};
+    const isClosed = () => closed;
     const close = () => {
       closed = true;
       buffer = [];
@@ -87,36 +131,20 @@ export class HorizonSource implements LedgerSource {
     const fail = (error: unknown) => {
       if (closed) return;
       close();
-      handlers.onError(error);
+      onError(error);
     };
-    // One drain at a time, in arrival order; what arrives meanwhile goes into the next batch.
     const drain = async () => {
       if (draining) return;
       draining = true;
       try {
-        while (!closed && buffer.length > 0) {
-          const batch = buffer.splice(0, MAX_BATCH);
-          const wanted = await handlers.wantedAccounts();
-          // Only payments to a watched wallet are read further (a transaction's memo may be fetched).
-          const transactions = new Map<string, Promise<LedgerTransaction | null>>();
-          const payments = batch.filter((raw) => PAYMENT_KINDS.has(raw.type));
-          const [records, outgoing] = await Promise.all([
-            Promise.all(payments.filter((raw) => wanted(raw.to)).map((raw) => this.recordFrom(raw, transactions))),
-            // A watched wallet's own payments going out: its refunds (the memo names them).
-            Promise.all(payments.filter((raw) => wanted(raw.from)).map((raw) => this.recordFrom(raw, transactions))),
-          ]);
-          const last = String(batch.at(-1)!.paging_token);
-          if (!closed) await handlers.onPayments({ records, outgoing, cursor: last, ledger: ledgerOfToken(last) });
-        }
+        while (!closed && buffer.length > 0) await handle(buffer.splice(0, MAX_BATCH), isClosed);
       } catch (error) {
         fail(error);
       } finally {
         draining = false;
       }
     };
-    // Not joined with the transactions: each record would carry its whole envelope, for every
-    // operation of the network; the few wanted records needing a memo fetch theirs.
-    stop = streamRecords(new URL("payments", `${this.url.replace(/\/$/, "")}/`).toString(), cursor, {
+    stop = streamRecords(new URL(path, `${this.url.replace(/\/$/, "")}/`).toString(), cursor, {
       onRecord: (record) => {
         if (closed) return;
         buffer.push(record as unknown as RawRecord);
@@ -128,10 +156,11 @@ export class HorizonSource implements LedgerSource {
   }
 
   /**
-   * A payment record; its transaction (for the memo) is read only when the destination is not muxed,
+   * A payment (or claimable balance) record; its transaction (for the memo) is read only when the destination is not muxed,
    * once per transaction of a batch (`transactions`).
    */
   private async recordFrom(raw: RawRecord, transactions: Map<string, Promise<LedgerTransaction | null>>): Promise<LedgerPaymentRecord> {
+    if (raw.type === "create_claimable_balance") return this.claimableBalanceRecordFrom(raw, transactions);
     const kind = PAYMENT_KINDS.has(raw.type) ? (raw.type as LedgerPaymentRecord["kind"]) : null;
     let tx: LedgerTransaction | null = raw.transaction_attr ? transactionFrom(raw.transaction_attr) : null;
     if (!tx && !(kind && muxedIdOf(raw))) {
@@ -151,6 +180,29 @@ export class HorizonSource implements LedgerSource {
       asset: kind ? assetFrom(raw) : XLM,
       amount: kind ? toStroops(String(raw.amount)) : 0n,
       sourceAsset: kind && kind !== "payment" ? assetFrom(raw, "source_") : null,
+      memoType: tx?.memoType ?? null,
+      memo: tx?.memo ?? null,
+      ledgerCreatedAt: new Date(raw.created_at),
+    };
+  }
+
+  /** A create_claimable_balance operation as the record of a payment from its source to its one claimant. */
+  private async claimableBalanceRecordFrom(raw: RawRecord, transactions: Map<string, Promise<LedgerTransaction | null>>): Promise<LedgerPaymentRecord> {
+    const hash = String(raw.transaction_hash);
+    if (!transactions.has(hash)) transactions.set(hash, this.getTransaction(hash));
+    const tx = await transactions.get(hash)!;
+    return {
+      operationId: String(raw.id),
+      pagingToken: String(raw.paging_token),
+      txHash: hash,
+      transactionSuccessful: raw.transaction_successful !== false && tx?.successful !== false,
+      kind: "create_claimable_balance",
+      from: raw.source_account,
+      to: raw.claimants[0].destination,
+      toMuxedId: null,
+      asset: assetFromCanonical(String(raw.asset)),
+      amount: toStroops(String(raw.amount)),
+      sourceAsset: null,
       memoType: tx?.memoType ?? null,
       memo: tx?.memo ?? null,
       ledgerCreatedAt: new Date(raw.created_at),

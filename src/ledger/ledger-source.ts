@@ -11,8 +11,12 @@ export interface LedgerPaymentRecord {
   pagingToken: string;
   txHash: string;
   transactionSuccessful: boolean;
-  /** "other": an operation that moves no payment to the account (account creation, merge, ...) */
-  kind: "payment" | "path_payment_strict_receive" | "path_payment_strict_send" | "other";
+  /**
+   * "create_claimable_balance": money set aside for `to`, its one claimant (a refund to an account
+   * without a trustline); "other": an operation that moves no payment to the account (account
+   * creation, merge, ...)
+   */
+  kind: "payment" | "path_payment_strict_receive" | "path_payment_strict_send" | "create_claimable_balance" | "other";
   /** the paying account (G...) */
   from: string;
   /** the receiving account (G...), muxed or not */
@@ -96,6 +100,13 @@ export class LedgerSourceFatalError extends Error {
 
 export const isFatal = (error: unknown): error is LedgerSourceFatalError => (error as { fatal?: unknown } | null)?.fatal === true;
 
+export interface ClaimableBalanceStreamHandlers {
+  /** the claimable balances created since the previous call, in ledger order; the next call waits for the returned promise */
+  onRecords(records: LedgerPaymentRecord[]): Promise<void>;
+  /** the connection failed or records could not be processed; the stream is closed */
+  onError(error: unknown): void;
+}
+
 export interface LedgerSource {
   /** which API reaches the network, for log lines, the start line and /ready */
   readonly api: "Horizon" | "Stellar RPC";
@@ -108,6 +119,14 @@ export interface LedgerSource {
    * getEvents with the payments' transfer events).
    */
   streamPayments(cursor: string, handlers: PaymentStreamHandlers): { close(): void };
+  /**
+   * The claimable balances for one claimant that `account` creates after `cursor` (exclusive), then
+   * new ones live. Horizon's payment streams leave claimable balances out (its /payments holds only
+   * account creations, payments, path payments and merges), so the refunds paid with one are
+   * followed on their wallet's own operations (Horizon's /accounts/{id}/operations). Stellar RPC's
+   * transfer event of one names the balance (B...), not its claimant: its source follows none yet.
+   */
+  streamClaimableBalancesCreatedBy(account: string, cursor: string, handlers: ClaimableBalanceStreamHandlers): { close(): void };
   /** A cursor from which the stream includes every payment made at or after `time`, or "0". */
   cursorAt(time: Date): Promise<string>;
   /** Whether cursor `a` lies before cursor `b` on the network. */

@@ -6,6 +6,11 @@
 // (and refunds) created anywhere (any process, any host) reach it as their .created outbox events, read
 // before each batch is matched, so a wallet is watched before money for its new payment can arrive.
 //
+// Claimable balances are not on Horizon's payment stream: while a wallet has refunds whose
+// transactions may reach the ledger, the process streaming its network also follows that wallet's
+// operations, from before its oldest such refund (nothing to persist: a refund ends once however
+// often its operation is seen), and ends the refunds its claimable balances pay.
+//
 // One process watches each network at a time (network-locks.ts); the others keep their set ready and
 // take the lock over when that process dies. On any failure (Horizon or RPC down, a database error) a
 // stream closes, waits with exponential backoff and resumes from the saved cursor: nothing is
@@ -16,7 +21,8 @@ import { createEventFeed, type EventFeed } from "../modules/events/events.feed.t
 import { keepFirstNetworkCursor, savedNetworkCursor, walletCursors } from "../modules/ledger-payments/ledger-payments.store.ts";
 import { LATE_WINDOW_MS } from "../modules/payments/payment-states.ts";
 import { oldestOpenForLedgerUnfollowed, walletsOpenForLedger, walletsOfPayments } from "../modules/payments/payments.store.ts";
-import { walletsOfRefunds, walletsWithRefundsInFlight } from "../modules/refunds/refunds.store.ts";
+import { recognizeClaimableBalanceRefunds } from "../modules/refunds/refunds.recognition.ts";
+import { walletsAwaitingRefundTransactions, walletsOfRefunds, walletsWithRefundsInFlight } from "../modules/refunds/refunds.store.ts";
 import type { Logger } from "../shared/logger.ts";
 import { type LedgerSource, type PaymentBatch, isFatal } from "./ledger-source.ts";
 import type { NetworkLocks } from "./network-locks.ts";
@@ -58,6 +64,8 @@ export interface NetworkProgress {
 
 interface NetworkStream {
   progress: NetworkProgress;
+  /** Follows the claimable balances these wallets create (from `since`), and stops following the others. */
+  followClaimableBalances(wallets: { account: string; since: Date }[]): Promise<void>;
   close(): void;
 }
 
@@ -174,6 +182,15 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
       if (!(await options.locks.tryAcquire(network))) continue; // another process watches it
       streams.set(network, openNetworkStream(network));
     }
+    if (streams.size > 0) await followRefundWallets();
+  }
+
+  /** Each stream of this process follows the claimable balances of its wallets with refunds awaiting the ledger. */
+  async function followRefundWallets() {
+    const awaiting = await walletsAwaitingRefundTransactions(deps.db);
+    for (const [network, stream] of streams) {
+      await stream.followClaimableBalances(awaiting.filter((wallet) => wallet.networkPassphrase === network));
+    }
   }
 
   function openNetworkStream(networkPassphrase: string): NetworkStream {
@@ -277,14 +294,49 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
       }
     }
 
+    /** account -> its claimable balance stream; one that failed is dropped and opened again at the next tick */
+    const claimableStreams = new Map<string, { close(): void }>();
+
+    async function followClaimableBalances(wallets: { account: string; since: Date }[]) {
+      const wanted = new Set(wallets.map((wallet) => wallet.account));
+      for (const [account, stream] of claimableStreams) {
+        if (wanted.has(account)) continue;
+        stream.close();
+        claimableStreams.delete(account);
+      }
+      for (const { account, since } of wallets) {
+        if (closed || claimableStreams.has(account)) continue;
+        let cursor: string;
+        try {
+          cursor = await source.cursorAt(new Date(since.getTime() - FIRST_CURSOR_MARGIN_MS));
+        } catch {
+          continue; // the network is unreachable: its stream's outage report says so; tried again at the next tick
+        }
+        if (closed || claimableStreams.has(account)) continue;
+        const stream = source.streamClaimableBalancesCreatedBy(account, cursor, {
+          onRecords: async (records) => {
+            if ((await recognizeClaimableBalanceRefunds(deps, networkPassphrase, records)) > 0) options.onEventsCommitted?.();
+          },
+          onError: (error) => {
+            if (claimableStreams.get(account) === stream) claimableStreams.delete(account);
+            deps.logger.warn("claimable balance stream interrupted; resuming at the next tick", { network: networkPassphrase, account, error });
+          },
+        });
+        claimableStreams.set(account, stream);
+      }
+    }
+
     void connect();
     return {
       progress,
+      followClaimableBalances,
       close() {
         closed = true;
         clearTimeout(retry);
         clearTimeout(settled);
         connection?.close();
+        for (const stream of claimableStreams.values()) stream.close();
+        claimableStreams.clear();
       },
     };
   }

@@ -1,12 +1,9 @@
 // Refunds: the list (status and payment filters, cursor paging) and one refund's detail with its
-// timeline, its signing (Freighter, a phone wallet's QR code, or copy and paste) and Cancel. The
-// detail follows its refund live (the claim page's public subscription, which sends each of its
-// events), so it turns Succeeded by itself when the ledger has it, however it was signed; the payer's
-// claim sends no event, so a refund waiting for the payer is read again every few seconds, as the
-// list does while a refund on it awaits the ledger.
+// timeline, its signing (Freighter, a phone wallet's QR code, or copy and paste) and Cancel. Both
+// follow their refunds live (Subscription.refundChanges): a payer's claim, a submission, the
+// ledger's answer however the refund was signed show at once, without polling.
 import "../refunds.css";
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
-import { useEffect } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Button, CopyButton, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { SignRefund } from "../components/sign-refund.tsx";
@@ -46,17 +43,10 @@ const STATUSES: [string, string][] = [
   ["canceled", "Canceled"],
 ];
 
-/** How often a refund whose next move sends no event to the dashboard is read again. */
-const POLL_MS = 2000;
-
-/** Calls `refetch` every POLL_MS while `active`. */
-function usePolling(active: boolean, refetch: () => void) {
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(refetch, POLL_MS);
-    return () => clearInterval(timer);
-  }, [active]);
-}
+/** The refunds of this environment as each moves; with an id, that refund (first as it is). */
+const REFUND_CHANGES = graphql(`
+  subscription RefundChanges($id: ID) { refundChanges(id: $id) { id status } }
+`);
 
 export function Refunds() {
   const [{ status, paymentId }, setFilter, shown] = useUrlFilters(["status", "paymentId"]);
@@ -66,7 +56,11 @@ export function Refunds() {
     variables: { ...paging.variables, status: (status || null) as Row["status"] | null, paymentId: paymentId.trim() || null },
   });
   const rows = result.data?.refunds.edges.map((e) => e.node) ?? [];
-  usePolling(rows.some((r) => r.status === "submitted"), () => refetch({ requestPolicy: "network-only" }));
+  // A new or moved refund refreshes the page shown (its place in the list, or in the filter, may be new).
+  useSubscription({ query: REFUND_CHANGES, variables: { id: null } }, (_, pushed) => {
+    refetch({ requestPolicy: "network-only" });
+    return pushed;
+  });
   return (
     <Page title="Refunds">
       <ListFilters active={[status, paymentId].filter(Boolean).length}>
@@ -122,46 +116,41 @@ const REFUND = graphql(
   query Refund($id: ID!) {
     refund(id: $id) {
       ...RefundRow
-      destinationAddress destinationMemo destinationMemoType claimUrl failureReason sourceAddress networkPassphrase updatedAt
+      destinationAddress destinationMemo destinationMemoType claimUrl failureReason sourceAddress networkPassphrase updatedAt explorerUrl
+      events { type at actor detail }
     }
   }
 `,
   [REFUND_ROW],
 );
 
-/** The refund's status after each of its events (public: the claim page's subscription). */
-const REFUND_LIVE = graphql(`
-  subscription RefundLive($id: ID!) { refundClaim(id: $id) { id status } }
-`);
-
 const CANCEL_REFUND = graphql(`
   mutation CancelRefund($id: ID!) { cancelRefund(id: $id) { id status completedAt updatedAt claimUrl } }
 `);
 
-const FINAL_WORDS: Record<string, string> = { succeeded: "Succeeded: the money is back", failed: "Failed on the ledger", canceled: "Canceled" };
-
-/** The refund's moves as far as the refund itself tells them: created, sent, and how it ended. */
-function timelineOf(r: { status: string; createdAt: string; updatedAt: string; completedAt: string | null; txHash: string | null }) {
-  const steps: [string, string][] = [["Created", r.createdAt]];
-  if (r.status === "submitted") steps.push(["Sent to the network, waiting for the ledger", r.updatedAt]);
-  if (r.completedAt) steps.push([FINAL_WORDS[r.status] ?? r.status, r.completedAt]);
-  return steps;
-}
+/** Each step of the timeline in words. */
+const STEP_WORDS: Record<string, string> = {
+  created: "Created",
+  claimed: "Claimed by the payer",
+  transaction_ready: "Transaction ready to sign",
+  submitted: "Sent to the network",
+  succeeded: "Succeeded: the money is back",
+  failed: "Failed on the ledger",
+  canceled: "Canceled",
+};
 
 export function RefundDetail(props: { params: { id: string } }) {
   const session = useSession();
   const [result, refetch] = useQuery({ query: REFUND, variables: { id: props.params.id } });
   const [canceling, cancel] = useMutation(CANCEL_REFUND);
   const r = result.data?.refund;
-  const reread = () => refetch({ requestPolicy: "network-only" });
-  useSubscription({ query: REFUND_LIVE, variables: { id: props.params.id }, pause: !r || !refundInFlight(r.status) }, (_, pushed) => {
-    reread();
+  // Each move of it (the payer's claim included) reads it again, timeline and all.
+  useSubscription({ query: REFUND_CHANGES, variables: { id: props.params.id }, pause: !r || !refundInFlight(r.status) }, (_, pushed) => {
+    refetch({ requestPolicy: "network-only" });
     return pushed;
   });
-  usePolling(r?.status === "pending_claim", reread);
   if (!r) return <Page title="Refund">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
   const mayAct = can.write(session.viewer.user.role);
-  const sandbox = session.environment === "sandbox";
   return (
     <Page
       title={`Refund ${r.id}`}
@@ -220,12 +209,12 @@ export function RefundDetail(props: { params: { id: string } }) {
         </dd>
         <dt>Ledger transaction</dt>
         <dd>
-          {r.txHash ? (
-            <a href={`https://stellar.expert/explorer/${sandbox ? "testnet" : "public"}/tx/${r.txHash}`} target="_blank" rel="noreferrer">
+          {r.txHash && r.explorerUrl ? (
+            <a href={r.explorerUrl} target="_blank" rel="noreferrer">
               <code>{r.txHash}</code>
             </a>
           ) : (
-            "—"
+            <code>{r.txHash ?? "—"}</code>
           )}
         </dd>
         {r.failureReason && (
@@ -250,17 +239,18 @@ export function RefundDetail(props: { params: { id: string } }) {
       )}
       {r.status === "requires_signature" && mayAct && <SignRefund refund={r} />}
       {r.status === "submitted" && <Notice kind="ok">Sent to the network: this page updates when the ledger has it.</Notice>}
-      <h2>Timeline</h2>
-      <Table caption="Timeline" head={["What", "Time"]} rows={1}>
-        {timelineOf(r).map(([what, at]) => (
-          <tr key={what}>
-            <td>{what}</td>
-            <td>
-              <When at={at} />
-            </td>
-          </tr>
+      <h2 id="timeline-title">Timeline</h2>
+      <ol class="timeline" aria-labelledby="timeline-title">
+        {r.events.map((step, i) => (
+          <li key={`${step.type}-${i}`}>
+            <p>
+              <strong>{STEP_WORDS[step.type] ?? step.type}</strong> <When at={step.at} />
+            </p>
+            <p class="muted">{`By ${step.actor ?? (step.type === "succeeded" || step.type === "failed" ? "the ledger" : "the service")}`}</p>
+            {step.detail && <code>{step.detail}</code>}
+          </li>
         ))}
-      </Table>
+      </ol>
     </Page>
   );
 }

@@ -15,7 +15,7 @@ const AuditActionEnum = builder.enumType("AuditAction", {
   >,
 });
 
-const ActorKindEnum = builder.enumType("AuditActorKind", { values: ["user", "key", "operator"] as const });
+const ActorKindEnum = builder.enumType("AuditActorKind", { values: ["user", "key", "operator", "payer"] as const });
 
 const AuditEntryType = builder.prismaObject("AuditEntry", {
   description: "One sensitive action: who did what to which resource, and when",
@@ -24,7 +24,7 @@ const AuditEntryType = builder.prismaObject("AuditEntry", {
     action: t.field({ type: AuditActionEnum, resolve: (e) => e.action as AuditAction }),
     environment: t.field({ type: EnvironmentEnum, resolve: (e) => e.environment as Environment }),
     resourceId: t.exposeString("resourceId", { description: "the key, user, webhook endpoint or payment acted on; the organization for its wallet" }),
-    actorKind: t.field({ type: ActorKindEnum, resolve: (e) => e.actorKind as "user" | "key" | "operator" }),
+    actorKind: t.field({ type: ActorKindEnum, resolve: (e) => e.actorKind as "user" | "key" | "operator" | "payer" }),
     actorId: t.exposeString("actorId"),
     actorLabel: t.exposeString("actorLabel", { description: "the user's email or the key's display prefix, as they were then; the admin CLI is \"operator (admin CLI)\"" }),
     detail: t.exposeString("detail", { nullable: true, description: "what changed, in words" }),

@@ -20,6 +20,7 @@ export const AUDIT_ACTIONS = [
   "two_factor.required",
   "two_factor.no_longer_required",
   "refund.created",
+  "refund.claimed",
   "refund.submitted",
   "refund.canceled",
   "ledger_payment.applied",
@@ -34,8 +35,8 @@ export interface AuditedAction {
 }
 
 export interface Actor {
-  /** operator: the admin CLI, run by whoever has a shell on the server */
-  kind: "user" | "key" | "operator";
+  /** operator: the admin CLI, run by whoever has a shell on the server; payer: a refund's payer on its public claim page */
+  kind: "user" | "key" | "operator" | "payer";
   id: string;
   /** the user's email or the key's display prefix */
   label: string;
@@ -53,6 +54,9 @@ export async function actorOf(ctx: ServiceContext): Promise<Actor> {
 
 /** The admin CLI as the log names it: it has no user or key, only a shell on the server. */
 export const operatorActor = (deps: Pick<Deps, "clock">): Actor => ({ kind: "operator", id: "cli", label: "operator (admin CLI)", at: deps.clock.now() });
+
+/** A refund's payer as the log names them: no account, only the claim page's link. */
+export const payerActor = (at: Date): Actor => ({ kind: "payer", id: "claim_page", label: "the payer (refund claim page)", at });
 
 /** The entry recording `action` by `actor`, for the batch that makes the change. */
 export const auditStatement = (ctx: ServiceContext, actor: Actor, action: AuditedAction): Statement => auditStatementIn(ctx, ctx.scope, actor, action);

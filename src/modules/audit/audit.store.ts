@@ -11,6 +11,14 @@ const insert = preparedQuery((q, p: AuditEntry) => q.insertInto("AuditEntry").va
 /** The insert of an entry, for the batch of the action it records. */
 export const newAuditEntryStatement = (db: Db, row: AuditEntry): Statement => insert.statement(typedSql(db), row);
 
+const entriesOfResource = preparedQuery((q, p: { organizationId: string; resourceId: string }) =>
+  q.selectFrom("AuditEntry").selectAll().where("resourceId", "=", p.resourceId).where("organizationId", "=", p.organizationId).orderBy("createdAt").orderBy("id"),
+);
+
+/** What was done to one resource of the organization, oldest first (a refund's timeline). */
+export const auditEntriesOf = (db: Db, organizationId: string, resourceId: string): Promise<AuditEntry[]> =>
+  entriesOfResource.all(typedSql(db), { organizationId, resourceId });
+
 /** The organization's entries, of both environments (role changes belong to neither), newest first. */
 const entriesOfOrganization = listOf<"AuditEntry", { organizationId: string }>({
   table: "AuditEntry",

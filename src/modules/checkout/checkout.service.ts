@@ -6,6 +6,7 @@ import type { CheckoutSession, Payment, PaymentLink } from "../../generated/sqli
 import { notFound } from "../../errors.ts";
 import { type Asset, parseAssetList } from "../../shared/assets.ts";
 import { formatStroops } from "../../shared/money.ts";
+import { explorerTxUrl } from "../../shared/network.ts";
 import { type PaymentInstructions, paymentInstructions } from "../payments/payment-instructions.ts";
 import { hasExpired } from "../payments/payment-states.ts";
 import { paymentById } from "../payments/payments.store.ts";
@@ -64,9 +65,6 @@ export interface CheckoutView {
 }
 
 const PREFIXES = /^(pay|cs|inv|plink)_[0-9A-Za-z]{1,64}$/;
-
-const explorerTxUrl = (sandbox: boolean, hash: string) =>
-  `https://stellar.expert/explorer/${sandbox ? "testnet" : "public"}/tx/${hash}`;
 
 /** The view of a checkout by its public id; unknown ids (and ids of other kinds) are Not found. */
 export async function loadCheckout(deps: Deps, id: string): Promise<CheckoutView> {
@@ -154,7 +152,7 @@ async function paymentView(
             txHash: payment.txHash,
             paidAsset: payment.paidAssetCode ? { code: payment.paidAssetCode, issuer: payment.paidAssetIssuer } : null,
             confirmedAt: payment.confirmedAt,
-            explorerUrl: payment.txHash ? explorerTxUrl(sandbox, payment.txHash) : null,
+            explorerUrl: payment.txHash ? explorerTxUrl(payment.networkPassphrase, payment.txHash) : null,
           }
         : null,
     failureReason: payment.status === "failed" ? payment.failureReason : null,

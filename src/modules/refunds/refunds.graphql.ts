@@ -6,7 +6,9 @@ import { type GraphQLContext, requireService } from "../../graphql/context.ts";
 import { listConnection } from "../../graphql/connection.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
 import { AssetRef, defined } from "../../graphql/shared-types.ts";
-import { notFound } from "../../errors.ts";
+import { notFound, unauthorized } from "../../errors.ts";
+import { explorerTxUrl, networkNameOf } from "../../shared/network.ts";
+import { merchantName } from "../organizations/organizations.store.ts";
 import { formatStroops } from "../../shared/money.ts";
 import { parseInput } from "../../shared/validation.ts";
 import { applyUnmatchedLedgerPayment } from "../ledger-payments/unmatched-desk.ts";
@@ -23,11 +25,11 @@ import {
   prepareRefundTransaction,
   refundUnmatchedLedgerPayment,
   refundableOf,
-  settleSubmittedRefund,
   submitRefund,
   withLedger,
 } from "./refunds.service.ts";
-import { watchRefund } from "./refunds.live.ts";
+import { REFUNDS_CREDENTIAL_REVOKED, watchRefund, watchRefundChanges } from "./refunds.live.ts";
+import { REFUND_TIMELINE_TYPES, type RefundTimelineEntry, refundTimeline } from "./refunds.timeline.ts";
 import { listRefunds, refundById } from "./refunds.store.ts";
 import { type PreparedRefundTransaction, refundClaimUrl } from "./refunds.view.ts";
 
@@ -53,6 +55,24 @@ const refundFields = {
   memoType: (r: Refund) => r.destinationMemoType as (typeof REFUND_MEMO_TYPES)[number] | null,
 };
 
+const EXPLORER_URL = "once sent, its transaction on a public explorer; null on a network no public explorer shows (the simulated one: show txHash)";
+
+/** Its transaction on a public explorer (stellar.expert), or null: not sent yet, or a network none shows (simulated, private). */
+const refundExplorerUrl = (ctx: GraphQLContext, r: Refund) =>
+  r.txHash && !refundDeps(ctx).ledger.simulatedNetwork(r.networkPassphrase) ? explorerTxUrl(r.networkPassphrase, r.txHash) : null;
+
+const RefundTimelineTypeEnum = builder.enumType("RefundTimelineType", { values: REFUND_TIMELINE_TYPES });
+
+const RefundTimelineEntryType = builder.objectRef<RefundTimelineEntry>("RefundTimelineEntry").implement({
+  description: "One step of a refund's life, as its activity log and its record say",
+  fields: (t) => ({
+    type: t.field({ type: RefundTimelineTypeEnum, resolve: (e) => e.type }),
+    at: t.expose("at", { type: "DateTime" }),
+    actor: t.exposeString("actor", { nullable: true, description: "who did it (a user's email, a key's prefix, the payer); null for the ledger or the service" }),
+    detail: t.exposeString("detail", { nullable: true, description: "the amount and reason, the destination, the transaction's hash or the failure" }),
+  }),
+});
+
 const RefundType = builder.prismaObject("Refund", {
   fields: (t) => ({
     id: t.exposeID("id"),
@@ -76,10 +96,16 @@ const RefundType = builder.prismaObject("Refund", {
       resolve: (r, _args, ctx) => prepareRefundTransaction(refundDeps(ctx), r),
     }),
     txHash: t.exposeString("txHash", { nullable: true }),
+    explorerUrl: t.string({ nullable: true, description: EXPLORER_URL, resolve: (r, _args, ctx) => refundExplorerUrl(ctx, r) }),
     failureReason: t.exposeString("failureReason", { nullable: true }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     completedAt: t.expose("completedAt", { type: "DateTime", nullable: true }),
+    events: t.field({
+      type: [RefundTimelineEntryType],
+      description: "its timeline, oldest first: created, claimed by its payer, transaction ready to sign, submitted, and how it ended",
+      resolve: (r, _args, ctx) => refundTimeline(ctx.deps.db, r),
+    }),
   }),
 });
 
@@ -114,6 +140,12 @@ const RefundClaimType = builder.objectRef<Refund>("RefundClaim").implement({
       resolve: (r, _args, ctx) => needsClaimableBalance(refundDeps(ctx).ledger.sourceFor(r.networkPassphrase), r),
     }),
     txHash: t.exposeString("txHash", { nullable: true, description: "the ledger transaction that sent it, once sent" }),
+    merchantName: t.string({ description: "who is refunding: the name the merchant shows payers", resolve: (r, _args, ctx) => merchantName(ctx.deps.db, r) }),
+    network: t.string({
+      description: "the Stellar network the money moves on: public, testnet, simulated (this service's built-in test network) or other",
+      resolve: (r, _args, ctx) => (refundDeps(ctx).ledger.simulatedNetwork(r.networkPassphrase) ? "simulated" : networkNameOf(r.networkPassphrase)),
+    }),
+    explorerUrl: t.string({ nullable: true, description: EXPLORER_URL, resolve: (r, _args, ctx) => refundExplorerUrl(ctx, r) }),
     completedAt: t.expose("completedAt", { type: "DateTime", nullable: true }),
   }),
 });
@@ -122,7 +154,7 @@ builder.queryFields((t) => ({
   refund: t.prismaField({
     type: "Refund",
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_query, _root, args, ctx) => settleSubmittedRefund(refundDeps(ctx), await getRefund(requireService(ctx), String(args.id))),
+    resolve: (_query, _root, args, ctx) => getRefund(requireService(ctx), String(args.id)),
   }),
   refunds: t.connection({
     type: RefundType,
@@ -138,7 +170,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => {
       const refund = await refundById(ctx.deps.db, String(args.id));
       if (!refund) throw notFound();
-      return settleSubmittedRefund(refundDeps(ctx), refund);
+      return refund;
     },
   }),
 }));
@@ -151,6 +183,17 @@ builder.subscriptionFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     subscribe: (_root, args, ctx) => watchRefund(ctx.deps, String(args.id)),
     resolve: (refund) => refund,
+  }),
+  refundChanges: t.field({
+    type: RefundType,
+    description:
+      "The key's (or session's) refunds as each moves (created, claimed by its payer, submitted, ended); with `id`, that refund as it is first, then its moves. Ends with UNAUTHENTICATED when the credential is revoked",
+    args: { id: t.arg.id() },
+    subscribe: (_root, args, ctx) => watchRefundChanges(ctx.deps, requireService(ctx).scope, args.id ? String(args.id) : null),
+    resolve: (refund) => {
+      if (refund === REFUNDS_CREDENTIAL_REVOKED) throw unauthorized();
+      return refund;
+    },
   }),
 }));
 

@@ -3,11 +3,13 @@
 // flight exactly (destination, asset, amount) and names it (its transaction's hash as submitted, its
 // memo text, or the destination's own memo) ends it as succeeded, in the verifier's transaction with
 // the stream's cursor: a restart replays the operation and finds the refund ended, so it ends once.
-// Claimable balances are not on Horizon's payment stream: those refunds end through submit's answer,
-// or, that answer lost, when the refund is read (refunds.service.ts settleSubmittedRefund).
+// Claimable balances are not on Horizon's payment stream: the streamer follows the operations of
+// each wallet with refunds awaiting the ledger from before the oldest of them, and ends a refund its
+// claimable balance pays here, each in a transaction of its own (a replay finds it ended).
 import type { Refund } from "../../generated/sqlite/client.ts";
 import type { BatchStep } from "../../db/direct-sql.ts";
-import { conflict } from "../../errors.ts";
+import { directSql } from "../../db/client.ts";
+import { DomainError, conflict } from "../../errors.ts";
 import type { LedgerPaymentRecord } from "../../ledger/ledger-source.ts";
 import { sameAsset } from "../../shared/assets.ts";
 import { type RefundDeps, appendRefundEnd } from "./refunds.service.ts";
@@ -35,7 +37,7 @@ export async function appendRecognizedRefunds(
   networkPassphrase: string,
   outgoing: LedgerPaymentRecord[],
 ): Promise<number> {
-  const sent = outgoing.filter((record) => record.kind === "payment" && record.transactionSuccessful);
+  const sent = outgoing.filter((record) => (record.kind === "payment" || record.kind === "create_claimable_balance") && record.transactionSuccessful);
   if (sent.length === 0) return 0;
   const inFlight = await refundsInFlightFrom(deps.db, networkPassphrase, [...new Set(sent.map((record) => record.from))]);
   let recognized = 0;
@@ -48,4 +50,28 @@ export async function appendRecognizedRefunds(
     recognized++;
   }
   return recognized;
+}
+
+/**
+ * Ends the refunds that `created` (claimable balances a settlement wallet created, in ledger order)
+ * pay, each in its own transaction; a refund ended meanwhile (by its submit's answer, or an earlier
+ * pass over the same operations) is left as it is. Returns how many ended here.
+ */
+export async function recognizeClaimableBalanceRefunds(
+  deps: Pick<RefundDeps, "db" | "clock" | "ids" | "config">,
+  networkPassphrase: string,
+  created: LedgerPaymentRecord[],
+): Promise<number> {
+  let ended = 0;
+  for (const record of created) {
+    const steps: BatchStep[] = [];
+    if ((await appendRecognizedRefunds(steps, deps, networkPassphrase, [record])) === 0) continue;
+    try {
+      await directSql(deps.db).batch(steps);
+      ended++;
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === "CONFLICT")) throw error;
+    }
+  }
+  return ended;
 }

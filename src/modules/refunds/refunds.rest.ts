@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../context.ts";
 import { type Route, defineRoute } from "../../rest/router.ts";
 import { listPageJsonSchema, pageOfQuery } from "../../shared/pagination.ts";
 import { createRefundSchema, listRefundsSchema, submitRefundSchema } from "./refunds.inputs.ts";
-import { type RefundContext, cancelRefund, createRefund, getRefund, prepareRefundTransaction, settleSubmittedRefund, submitRefund, withLedger } from "./refunds.service.ts";
+import { type RefundContext, cancelRefund, createRefund, getRefund, prepareRefundTransaction, submitRefund, withLedger } from "./refunds.service.ts";
 import { listRefunds } from "./refunds.store.ts";
 import { refundJson, refundJsonSchema } from "./refunds.view.ts";
 
@@ -50,7 +50,7 @@ export const refundRoutes: Route[] = [
     response: refundJsonSchema,
     async handler({ ctx, params }) {
       const refunds = refundContext(ctx);
-      return refundAnswer(refunds, await settleSubmittedRefund(refunds, await getRefund(ctx, params.id)));
+      return refundAnswer(refunds, await getRefund(ctx, params.id));
     },
   }),
   defineRoute({

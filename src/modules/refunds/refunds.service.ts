@@ -29,13 +29,14 @@ import type { LedgerNetworks, LedgerSource } from "../../ledger/ledger-source.ts
 import { type Asset, isNative, isStellarAddress, sameAsset } from "../../shared/assets.ts";
 import { crashPoint } from "../../shared/crash-point.ts";
 import { formatStroops } from "../../shared/money.ts";
-import { actorOf, auditStatement } from "../audit/audit.service.ts";
+import { actorOf, auditStatement, auditStatementIn, payerActor } from "../audit/audit.service.ts";
 import { eventRow } from "../events/events.service.ts";
 import { insertEventsStatement } from "../events/events.store.ts";
 import { holdLedgerPaymentForRefundStatement, payersOfPayment, releaseLedgerPaymentStatement } from "../ledger-payments/ledger-payments.store.ts";
 import { unmatchedLedgerPaymentInScope } from "../ledger-payments/unmatched-desk.ts";
 import { endRefundStatement, paymentById, reserveRefundStatement } from "../payments/payments.store.ts";
 import type { CreateRefundInput, RefundDestination, RefundStatus, RefundUnmatchedInput } from "./refunds.inputs.ts";
+import { announceRefundChange, refundChangeNotice } from "./refund-changes.ts";
 import { insertRefundStatement, moveRefundStatement, movedRefundOf, refundById } from "./refunds.store.ts";
 import { buildRefundTransaction, checkSignedRefund, sep7TransactionUri } from "./refunds.transaction.ts";
 import { type PreparedRefundTransaction, type RefundEventType, refundEvent } from "./refunds.view.ts";
@@ -219,11 +220,18 @@ async function endRefund(deps: Pick<RefundDeps, "db" | "clock" | "ids" | "config
   return moved(await directSql(deps.db).batch([...steps, ...alongside]));
 }
 
-/** Runs steps whose first is a refund's move; returns the refund as moved. */
-async function runMove(deps: Pick<RefundDeps, "db">, steps: BatchStep[]): Promise<Refund> {
-  const results = await directSql(deps.db).batch(steps);
+/**
+ * Runs steps whose first is `refund`'s move, one that writes no outbox event, and tells the open
+ * screens (refund-changes.ts); returns the refund as moved.
+ */
+async function runMove(deps: Pick<RefundDeps, "db" | "config">, refund: Refund, steps: BatchStep[]): Promise<Refund> {
+  const results = await directSql(deps.db).batch([...steps, ...refundChangeNotice(deps, refund)]);
+  announceRefundChange(deps.db, refund);
   return movedRefundOf(deps.db, results[0]!.rows);
 }
+
+/** A destination as the activity log says it: the address, and its memo if any. */
+const destinationText = (d: RefundDestination) => (d.memo === null ? d.address : `${d.address} (memo ${d.memoType ?? "text"} ${d.memo})`);
 
 /** REST `POST /refunds/{id}/cancel`, GraphQL `cancelRefund`: only before its transaction was sent (pending_claim, requires_signature). */
 export async function cancelRefund(ctx: ServiceContext, id: string): Promise<Refund> {
@@ -244,7 +252,9 @@ export async function claimRefund(deps: RefundDeps, id: string, destination: Ref
   const now = deps.clock.now();
   const change = { status: "requires_signature" as const, destinationAddress: destination.address, destinationMemo: destination.memo, destinationMemoType: destination.memoType };
   const claimedMeanwhile = () => conflict("Refund was claimed already");
-  return runMove(deps, [moveRefundStatement(deps.db, refund, change, ["pending_claim"], now, claimedMeanwhile)]);
+  // In the merchant's activity log, and so on the refund's timeline: the payer said where it goes.
+  const audit = auditStatementIn(deps, refund, payerActor(now), { action: "refund.claimed", resourceId: refund.id, detail: destinationText(destination) });
+  return runMove(deps, refund, [moveRefundStatement(deps.db, refund, change, ["pending_claim"], now, claimedMeanwhile), audit]);
 }
 
 /**
@@ -283,7 +293,7 @@ export async function submitRefund(ctx: RefundContext, id: string, signedXdr: st
   const audit = auditStatement(ctx, await actorOf(ctx), { action: "refund.submitted", resourceId: refund.id, detail: hash });
   // Recorded before it is sent: should this process die before the answer, the ledger stream
   // recognizes the transaction by its hash.
-  const submitted = await runMove(ctx, [moveRefundStatement(ctx.db, refund, { status: "submitted", txHash: hash }, ["requires_signature"], ctx.clock.now(), notIn(refund, "submitted")), audit]);
+  const submitted = await runMove(ctx, refund, [moveRefundStatement(ctx.db, refund, { status: "submitted", txHash: hash }, ["requires_signature"], ctx.clock.now(), notIn(refund, "submitted")), audit]);
   let result;
   try {
     result = await ctx.ledger.sourceFor(refund.networkPassphrase).submitTransaction(signedXdr);
@@ -299,22 +309,10 @@ export async function submitRefund(ctx: RefundContext, id: string, signedXdr: st
   const codes = [result.resultCodes.transaction, ...result.resultCodes.operations].join(", ");
   if (result.resultCodes.transaction !== "tx_failed") {
     // Refused before any ledger: nothing happened, the merchant may sign a new transaction.
-    await directSql(ctx.db).batch([moveRefundStatement(ctx.db, submitted, { status: "requires_signature", txHash: null }, ["submitted"], ctx.clock.now(), () => conflict("Refund moved meanwhile"))]).catch(ignoreConflict);
+    await runMove(ctx, submitted, [moveRefundStatement(ctx.db, submitted, { status: "requires_signature", txHash: null }, ["submitted"], ctx.clock.now(), () => conflict("Refund moved meanwhile"))]).catch(ignoreConflict);
     throw badRequest(`signed_transaction_xdr was refused by the network: ${codes}`);
   }
   return settleRefund(ctx, submitted, { status: "failed", txHash: result.hash, failureReason: codes });
-}
-
-/**
- * A refund read while `submitted` whose answer was lost (the process died before it, or the network
- * did not answer): the ledger is asked for its transaction by hash. The network stream ends most of
- * them by itself; a claimable balance is not on Horizon's payment stream, so this read is how it ends.
- */
-export async function settleSubmittedRefund(deps: RefundDeps, refund: Refund): Promise<Refund> {
-  if (refund.status !== "submitted" || refund.txHash === null) return refund;
-  const tx = await deps.ledger.sourceFor(refund.networkPassphrase).getTransaction(refund.txHash);
-  if (!tx) return refund;
-  return settleRefund(deps, refund, tx.successful ? { status: "succeeded", txHash: tx.hash } : { status: "failed", txHash: tx.hash, failureReason: "tx_failed" });
 }
 
 const ignoreConflict = (error: unknown) => {

@@ -94,6 +94,29 @@ export async function walletsWithRefundsInFlight(db: Db): Promise<Set<string>> {
   return new Set(rows.map((row) => `${row.networkPassphrase}|${row.sourceAddress}`));
 }
 
+/** A refund whose transaction may be on the ledger now: built (requires_signature) or sent (submitted). */
+const REFUNDS_AWAITING_LEDGER = ["requires_signature", "submitted"] as const satisfies readonly RefundStatus[];
+
+const awaitingLedger = preparedQuery((q, p: { statuses: unknown }) =>
+  q
+    .selectFrom("Refund")
+    // named after the column, so it comes back as a Date like the column
+    .select((eb) => ["sourceAddress", "networkPassphrase", eb.fn.min("createdAt").as("createdAt")])
+    .where(inListParam(q, "status", p.statuses))
+    .groupBy(["sourceAddress", "networkPassphrase"]),
+);
+
+/**
+ * The settlement wallets whose refunds' transactions may reach the ledger (their claimable
+ * balances are followed on the wallet's operations), each with the creation of its oldest such
+ * refund: none of their transactions can be older.
+ */
+export async function walletsAwaitingRefundTransactions(db: Db): Promise<{ networkPassphrase: string; account: string; since: Date }[]> {
+  const typed = typedSql(db);
+  const rows = await awaitingLedger.all(typed, { statuses: typed.direct.listParam([...REFUNDS_AWAITING_LEDGER]) });
+  return rows.map((row) => ({ networkPassphrase: row.networkPassphrase, account: row.sourceAddress, since: row.createdAt }));
+}
+
 const walletsOf = preparedQuery((q, p: { ids: unknown }) =>
   q.selectFrom("Refund").select(["sourceAddress", "networkPassphrase"]).distinct().where(inListParam(q, "id", p.ids)),
 );

@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "AuditEntry_resourceId_createdAt_idx" ON "AuditEntry"("resourceId", "createdAt");
+
