@@ -84,7 +84,7 @@ async function signIn(page: Page, who = owner) {
 }
 
 describe("refunding from the dashboard", () => {
-  it("refunds a completed payment signed in Freighter, and shows it succeeded without a reload", async () => {
+  it("refunds a completed payment signed in Freighter, and shows it succeeded without a reload", { timeout: 90_000 }, async () => {
     const payer = await fundedPayer(world.wallet);
     const payment = await paidPayment("10", "12", payer);
     const before = world.network.balance(payer.publicKey());
@@ -239,7 +239,7 @@ describe("the desk for unmatched payments", () => {
 });
 
 describe("the payer's claim page", () => {
-  it("takes an exchange address and memo at laptop and phone width, then follows the refund live to the money", async () => {
+  it("takes an exchange address and memo at laptop and phone width, then follows the refund live to the money", { timeout: 90_000 }, async () => {
     const exchange = await fundedPayer(world.wallet);
     const payment = await paidPayment("7", "7", exchange);
     await submit(world.wallet, await signedTransaction(world.wallet, exchange, [Operation.manageData({ name: "config.memo_required", value: "1" })]));
