@@ -4,7 +4,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../src/modules/users/users.service.ts";
-import { type Browser, accessibilityViolations, launchBrowser, screenshotPath } from "./support/browser.ts";
+import { type Browser, accessibilityViolations, launchBrowser, screenshotPath, signedInTab } from "./support/browser.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
 
 let t: TestApp;
@@ -23,17 +23,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function signIn(viewport: { width: number; height: number }): Promise<Page> {
-  await browser.context.clearCookies();
-  const page = await browser.context.newPage();
-  await page.setViewportSize(viewport);
-  await page.goto(`${t.url}/dashboard/`);
-  await page.getByLabel("Email").fill(owner.email);
-  await page.getByLabel("Password").fill(owner.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Home", level: 1 }).waitFor();
-  return page;
-}
 
 /** On a phone a list's filters fold behind one Filters button: unfolds them (nothing to do on a laptop). */
 async function unfoldFilters(page: Page) {
@@ -52,7 +41,7 @@ describe("filters in the address", () => {
       { width: 1280, height: 900 },
       { width: 390, height: 844 },
     ]) {
-      const page = await signIn(viewport);
+      const page = await signedInTab(browser, t.url, owner, viewport);
       expect(await page.title()).toBe("Home · Test Merchant · Dashboard");
       await page.goto(`${t.url}/dashboard/payments`);
       await paymentsTable(page).getByRole("link", { name: other.body.id }).waitFor();
@@ -99,7 +88,7 @@ describe("filters in the address", () => {
   }, 120_000);
 
   it("keeps Home's range and the other lists' filters in the address; each screen titles its tab", async () => {
-    const page = await signIn({ width: 1280, height: 900 });
+    const page = await signedInTab(browser, t.url, owner, { width: 1280, height: 900 });
     await page.getByLabel("Range").selectOption("7");
     expect(query(page)).toEqual({ range: "7" });
     await page.reload();

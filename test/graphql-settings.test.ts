@@ -202,7 +202,32 @@ describe("organization settings", () => {
       missingTrustlines: [],
       healthy: false,
       error: "The ledger could not be reached: connect ECONNREFUSED 127.0.0.1:1",
+      balances: [],
     });
+  });
+
+  it("funds the sandbox wallet with friendbot's test lumens once, and shows its balances; never in live", async () => {
+    const own = await t.createMerchant();
+    const asOwner = await ownerOf(own);
+    const FUND = `mutation { fundSettlementWalletWithTestLumens }`;
+    const BALANCES = `{ organization { settlementWalletHealth { accountExists balances { balance asset { assetCode } } } } }`;
+    expect((await gql(BALANCES, {}, own.sandboxKey)).data.organization.settlementWalletHealth).toEqual({ accountExists: false, balances: [] });
+    expect((await asOwner(FUND)).data).toEqual({ fundSettlementWalletWithTestLumens: true });
+    expect((await gql(BALANCES, {}, own.sandboxKey)).data.organization.settlementWalletHealth).toEqual({
+      accountExists: true,
+      balances: [{ balance: "10000.0000000", asset: { assetCode: "XLM" } }],
+    });
+    expect(refusal(await asOwner(FUND))).toEqual({
+      code: "CONFLICT",
+      message: "The settlement wallet already exists on the test network; friendbot funds new accounts only",
+    });
+    const live = await signedInUser(t, own.organizationId, "owner");
+    expect(refusal((await live.graphql(FUND, {}, { environment: "production" })).body)).toEqual({
+      code: "BAD_REQUEST",
+      message: "Test lumens exist on the test network only: switch to the sandbox",
+    });
+    const walletless = await ownerOf(await t.createMerchant({ wallet: false }));
+    expect(refusal(await walletless(FUND))).toEqual({ code: "BAD_REQUEST", message: "Set a settlement wallet first, then fund it" });
   });
 
   it("disables a credit asset with its rates: new payments refuse it, earlier ones keep it", async () => {
@@ -313,6 +338,45 @@ describe("dashboardTotals", () => {
       { day: day(from), amount: "3.5000000", asset: { assetCode: "XLM" } },
       { day: day(t.clock.now()), amount: "0.0000001", asset: { assetCode: "XLM" } },
     ]);
+  });
+
+  it("gives the completed volume in each currency with a rate, at today's rates, exactly; an asset without one is named, not counted", async () => {
+    const own = await t.createMerchant();
+    const asOwner = await ownerOf(own);
+    const usdc = network.createAsset("USDC", Keypair.random());
+    await asOwner(`mutation ($c: String!, $i: String!, $password: String) { enableAsset(assetCode: $c, issuerAddress: $i, password: $password) { id } }`, {
+      c: "USDC",
+      i: usdc.getIssuer(),
+    });
+    const SET_RATE = `mutation ($currency: String!, $asset: String!, $price: String!, $password: String) { setExchangeRate(currency: $currency, assetCode: $asset, price: $price, password: $password) { id } }`;
+    expect((await asOwner(SET_RATE, { currency: "USD", asset: "XLM", price: "0.1234567" })).errors).toBeUndefined();
+    expect((await asOwner(SET_RATE, { currency: "EUR", asset: "XLM", price: "0.3" })).errors).toBeUndefined();
+    const from = t.clock.now();
+    for (const body of [{ amount: "10.0000001" }, { amount: "3", asset: "USDC" }, { amount: "0.0000003" }]) {
+      const id = (await t.api("POST", "/payments", { key: own.sandboxKey, body })).body.id as string;
+      expect((await t.api("POST", `/payments/${id}/complete`, { key: own.sandboxKey })).status).toBe(200);
+    }
+    const to = new Date(t.clock.now().getTime() + 1);
+    const query = `query ($from: DateTime!, $to: DateTime!) { dashboardTotals(from: $from, to: $to) {
+      inCurrencies { currency amount perAsset { amount asset { assetCode } } assetsWithoutRate { assetCode } } } }`;
+    const { inCurrencies } = (await gql(query, { from: from.toISOString(), to: to.toISOString() }, own.sandboxKey)).data.dashboardTotals;
+    // 10.0000004 XLM at 0.1234567 USD = 1.234567049382668 USD, to the ten-millionth 1.2345670; USDC is 1:1 with USD.
+    // At 0.3 EUR: 3.00000012 EUR, 3.0000001; USDC has no EUR rate: named, not counted as zero.
+    expect(inCurrencies).toEqual([
+      { currency: "EUR", amount: "3.0000001", perAsset: [{ amount: "3.0000001", asset: { assetCode: "XLM" } }], assetsWithoutRate: [{ assetCode: "USDC" }] },
+      {
+        currency: "USD",
+        amount: "4.2345670",
+        perAsset: expect.arrayContaining([
+          { amount: "1.2345670", asset: { assetCode: "XLM" } },
+          { amount: "3.0000000", asset: { assetCode: "USDC" } },
+        ]),
+        assetsWithoutRate: [],
+      },
+    ]);
+    // No rates: no currency, rather than a made-up one.
+    const plain = await t.createMerchant();
+    expect((await gql(query, { from: from.toISOString(), to: to.toISOString() }, plain.sandboxKey)).data.dashboardTotals.inCurrencies).toEqual([]);
   });
 
   it("refuses a range that ends before it starts", async () => {

@@ -43,6 +43,16 @@ export function convertToStroops(pricingAmount: string, price: string): bigint {
   return (numerator + denominator - 1n) / denominator;
 }
 
+/**
+ * What `stroops` of an asset are worth when one unit of it costs `price` of a currency, in
+ * ten-millionths of the currency (formatStroops writes them as a 7-decimal string); rounded half up.
+ */
+export function valueAtPrice(stroops: bigint, price: string): bigint {
+  const p = toScaled(price);
+  const scale = 10n ** BigInt(p.scale);
+  return (stroops * p.value * 2n + scale) / (2n * scale);
+}
+
 /** A normalized decimal string with up to 7 places, trailing zeros kept to 7 (as amounts are). */
 export function normalizeDecimal(decimal: string): string {
   return formatStroops(toStroops(decimal));

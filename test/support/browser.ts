@@ -62,3 +62,16 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   });
   return violations;
 }
+
+/** A new tab of `browser` at `viewport` where `who` has just signed in to the dashboard at `baseUrl` (no code asked), on Home. */
+export async function signedInTab(browser: Browser, baseUrl: string, who: { email: string; password: string }, viewport = { width: 1280, height: 900 }): Promise<Page> {
+  await browser.context.clearCookies(); // a fresh sign-in, not the session of the test before
+  const page = await browser.context.newPage();
+  await page.setViewportSize(viewport);
+  await page.goto(`${baseUrl}/dashboard/`);
+  await page.getByLabel("Email").fill(who.email);
+  await page.getByLabel("Password").fill(who.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { name: "Home", level: 1 }).waitFor();
+  return page;
+}

@@ -3,7 +3,8 @@
 // (the wallet, an asset, a rate) changes with the password again, and never with an API key.
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
-import { Button, Field, Notice, Page, Table } from "../../components/ui.tsx";
+import { Button, Field, Money, Notice, Page, Table } from "../../components/ui.tsx";
+import { FundTestWallet } from "../components/fund-test-wallet.tsx";
 import { errorText, graphql } from "../graphql.ts";
 import { useReauthentication } from "../components/reauthentication.tsx";
 import { can, useSession } from "../session.tsx";
@@ -14,7 +15,7 @@ const SETTINGS = graphql(`
       id name displayName checkoutName environment settlementAddress
       enabledAssets { assetCode issuerAddress }
       rates { currency price asset { assetCode issuerAddress } }
-      settlementWalletHealth { healthy accountExists error missingTrustlines { assetCode issuerAddress } }
+      settlementWalletHealth { healthy accountExists error missingTrustlines { assetCode issuerAddress } balances { balance asset { assetCode issuerAddress } } }
     }
   }
 `);
@@ -60,6 +61,17 @@ export function Settings() {
                   : `The account has no trustline for ${health.missingTrustlines.map((a) => a.assetCode).join(", ")}: payments in it cannot arrive.`)}
           </Notice>
         )}
+        {health && health.balances.length > 0 && (
+          <p>
+            Balance: {health.balances.map((b, i) => (
+              <span key={`${b.asset.assetCode}:${b.asset.issuerAddress ?? ""}`}>
+                {i > 0 && ", "}
+                <Money amount={b.balance} asset={b.asset} />
+              </span>
+            ))}
+          </p>
+        )}
+        {mayEdit && session.environment === "sandbox" && health?.accountExists === false && <FundTestWallet onFunded={refresh} />}
         {mayEdit && <WalletForm onSaved={refresh} />}
       </section>
       <section class="panel" aria-labelledby="assets-heading">

@@ -4,11 +4,13 @@ import { inScope } from "../../context.ts";
 import { builder, needs } from "../../graphql/builder.ts";
 import { type GraphQLContext, requireService } from "../../graphql/context.ts";
 import { AssetRef, EnvironmentEnum } from "../../graphql/shared-types.ts";
+import { formatStroops } from "../../shared/money.ts";
 import { networkPassphraseFor } from "../../shared/network.ts";
 import {
   type WalletHealth,
   disableAsset,
   enableAssetInScope,
+  fundSettlementWalletWithTestLumens,
   organizationOfScope,
   setExchangeRateInScope,
   setSettlementWalletInScope,
@@ -27,6 +29,13 @@ const ExchangeRateType = builder.objectRef<OrganizationView["rates"][number]>("E
   }),
 });
 
+const AccountBalance = builder.objectRef<WalletHealth["balances"][number]>("AccountBalance").implement({
+  fields: (t) => ({
+    asset: t.field({ type: AssetRef, resolve: (b) => b.asset }),
+    balance: t.string({ description: "7-decimal string", resolve: (b) => formatStroops(b.balance) }),
+  }),
+});
+
 const WalletHealthType = builder.objectRef<WalletHealth>("WalletHealth").implement({
   description: "The settlement wallet as its network sees it now",
   fields: (t) => ({
@@ -39,6 +48,11 @@ const WalletHealthType = builder.objectRef<WalletHealth>("WalletHealth").impleme
     }),
     healthy: t.exposeBoolean("healthy"),
     error: t.exposeString("error", { nullable: true }),
+    balances: t.field({
+      type: [AccountBalance],
+      description: "what the account holds now, per asset; empty when it does not exist or the ledger could not be reached (see error)",
+      resolve: (h) => h.balances,
+    }),
   }),
 });
 
@@ -106,6 +120,15 @@ builder.mutationFields((t) => ({
         ...(input.name !== undefined && input.name !== null && { name: input.name }),
         ...(input.displayName !== undefined && { displayName: input.displayName }),
       }),
+  }),
+  fundSettlementWalletWithTestLumens: t.boolean({
+    description:
+      "Sandbox only: creates the settlement wallet's account on the test network with friendbot's test lumens (a wallet that exists already is refused: friendbot funds new accounts only)",
+    resolve: async (_root, _args, ctx) => {
+      const service = requireService(ctx);
+      await fundSettlementWalletWithTestLumens(service, ledgerOf(ctx).sourceFor(networkPassphraseFor(service.scope.environment)));
+      return true;
+    },
   }),
   setSettlementWallet: t.field({
     ...needs("money"),

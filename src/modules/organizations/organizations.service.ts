@@ -3,7 +3,7 @@
 // loadSettings.
 import { ENVIRONMENTS, type Deps, type Environment, type Scope, type ServiceContext, inScope } from "../../context.ts";
 import type { LedgerSource } from "../../ledger/ledger-source.ts";
-import { badRequest, forbidden, notFound } from "../../errors.ts";
+import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
 import { type Asset, XLM, isNative, isStellarAddress, sameAsset } from "../../shared/assets.ts";
 import { AMOUNT_PATTERN } from "../../shared/money.ts";
 import { createApiKey } from "../api-keys/api-keys.service.ts";
@@ -262,6 +262,8 @@ export interface WalletHealth {
   healthy: boolean;
   /** why the ledger could not be asked */
   error: string | null;
+  /** what the account holds now (stroops per asset); empty when it does not exist or the ledger could not be asked */
+  balances: { asset: Asset; balance: bigint }[];
 }
 
 /**
@@ -279,9 +281,26 @@ export async function settlementWalletHealth(
     account = await ledger.loadAccount(address, { assets: settings.enabledAssets });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { address, accountExists: null, missingTrustlines: [], healthy: false, error: `The ledger could not be reached: ${reason}` };
+    return { address, accountExists: null, missingTrustlines: [], healthy: false, error: `The ledger could not be reached: ${reason}`, balances: [] };
   }
-  if (!account) return { address, accountExists: false, missingTrustlines: settings.enabledAssets.filter((a) => !isNative(a)), healthy: false, error: null };
+  if (!account) {
+    return { address, accountExists: false, missingTrustlines: settings.enabledAssets.filter((a) => !isNative(a)), healthy: false, error: null, balances: [] };
+  }
   const missingTrustlines = settings.enabledAssets.filter((asset) => !isNative(asset) && !account.balances.some((b) => sameAsset(b.asset, asset)));
-  return { address, accountExists: true, missingTrustlines, healthy: missingTrustlines.length === 0, error: null };
+  return { address, accountExists: true, missingTrustlines, healthy: missingTrustlines.length === 0, error: null, balances: account.balances };
+}
+
+/**
+ * Sandbox only: creates the settlement wallet's account on the test network with friendbot's test
+ * lumens (the simulated network's, or testnet's), so that a first test payment can arrive. A wallet
+ * that already exists is left as it is: friendbot funds new accounts only.
+ */
+export async function fundSettlementWalletWithTestLumens(ctx: ServiceContext, ledger: Pick<LedgerSource, "loadAccount" | "fundTestAccount">) {
+  if (ctx.scope.environment !== "sandbox") throw badRequest("Test lumens exist on the test network only: switch to the sandbox");
+  const settings = await loadSettings(ctx, ctx.scope);
+  const address = settings.settlementAddress;
+  if (!address) throw badRequest("Set a settlement wallet first, then fund it");
+  if (!ledger.fundTestAccount) throw badRequest("This network has no friendbot to fund test accounts");
+  if (await ledger.loadAccount(address)) throw conflict("The settlement wallet already exists on the test network; friendbot funds new accounts only");
+  await ledger.fundTestAccount(address);
 }

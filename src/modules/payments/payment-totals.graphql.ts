@@ -30,6 +30,29 @@ const StatusCount = builder.objectRef<{ status: PaymentStatus; count: number }>(
   }),
 });
 
+type CurrencyVolume = Awaited<ReturnType<typeof dashboardTotals>>["inCurrencies"][number];
+
+const AssetValue = builder.objectRef<CurrencyVolume["perAsset"][number]>("AssetValue").implement({
+  fields: (t) => ({
+    asset: t.field({ type: AssetRef, resolve: (v) => v.asset }),
+    amount: t.string({ description: "in the currency, a 7-decimal string", resolve: (v) => formatStroops(v.value) }),
+  }),
+});
+
+const CurrencyTotal = builder.objectRef<CurrencyVolume>("CurrencyTotal").implement({
+  description: "The completed volume in a currency the organization has an exchange rate for, at today's rates",
+  fields: (t) => ({
+    currency: t.exposeString("currency", { description: "ISO 4217" }),
+    amount: t.string({ description: "the assets that have a price in the currency, together; a 7-decimal string", resolve: (c) => formatStroops(c.total) }),
+    perAsset: t.field({ type: [AssetValue], description: "each asset with a price in the currency", resolve: (c) => c.perAsset }),
+    assetsWithoutRate: t.field({
+      type: [AssetRef],
+      description: "assets with completed volume but no rate to the currency (and no 1:1 stablecoin): not in amount",
+      resolve: (c) => c.assetsWithoutRate,
+    }),
+  }),
+});
+
 const DashboardTotals = builder.objectRef<Awaited<ReturnType<typeof dashboardTotals>>>("DashboardTotals").implement({
   description: "The payments created in [from, to)",
   fields: (t) => ({
@@ -42,6 +65,11 @@ const DashboardTotals = builder.objectRef<Awaited<ReturnType<typeof dashboardTot
       type: [DailyVolume],
       description: "the amount of the completed payments per UTC day of their creation and settlement asset, oldest first; days without any are left out",
       resolve: (totals) => totals.daily,
+    }),
+    inCurrencies: t.field({
+      type: [CurrencyTotal],
+      description: "the completed volume in each currency the organization has a rate for (setExchangeRate), at today's rates",
+      resolve: (totals) => totals.inCurrencies,
     }),
     countsByStatus: t.field({
       type: [StatusCount],

@@ -7,7 +7,7 @@ import { type Tx, directSql } from "../../db/client.ts";
 import type { Statement } from "../../db/direct-sql.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../shared/assets.ts";
-import { MAX_AMOUNT, MAX_STROOPS, convertToStroops, normalizeDecimal } from "../../shared/money.ts";
+import { MAX_AMOUNT, MAX_STROOPS, convertToStroops, normalizeDecimal, valueAtPrice } from "../../shared/money.ts";
 import { networkPassphraseFor } from "../../shared/network.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import { type EnvironmentSettingsView, loadSettings } from "../organizations/organizations.service.ts";
@@ -57,9 +57,14 @@ function requireEnabled(settings: EnvironmentSettingsView, asset: Asset, field: 
 /** Stablecoins named after their currency (USDC, USDT for USD; EURC for EUR) convert 1:1 when no rate is set. */
 const isPeggedTo = (asset: Asset, currency: string) => asset.issuer !== null && asset.code.toUpperCase().startsWith(currency);
 
-function convertPricing(settings: EnvironmentSettingsView, currency: string, pricingAmount: string, asset: Asset): bigint {
+/** What one unit of `asset` costs in `currency`: the merchant's rate, else 1 for a stablecoin of that currency, else null. */
+function priceIn(settings: Pick<EnvironmentSettingsView, "rates">, currency: string, asset: Asset): string | null {
   const rate = settings.rates.find((r) => r.currency === currency && sameAsset(r.asset, asset));
-  const price = rate?.price ?? (isPeggedTo(asset, currency) ? "1" : null);
+  return rate?.price ?? (isPeggedTo(asset, currency) ? "1" : null);
+}
+
+function convertPricing(settings: EnvironmentSettingsView, currency: string, pricingAmount: string, asset: Asset): bigint {
+  const price = priceIn(settings, currency, asset);
   if (price === null) throw badRequest(`No exchange rate for ${currency} to ${asset.code}`);
   const amount = convertToStroops(pricingAmount, price);
   if (amount > MAX_STROOPS) throw badRequest(`pricing_amount converts to more than ${MAX_AMOUNT} ${asset.code}, the maximum amount`);
@@ -207,5 +212,25 @@ export async function getPayment(ctx: ServiceContext, id: string): Promise<Payme
  */
 export async function dashboardTotals(ctx: ServiceContext, range: { from: Date; to: Date }) {
   if (range.from >= range.to) throw badRequest("to must be later than from");
-  return paymentTotals(ctx, range);
+  const [totals, settings] = await Promise.all([paymentTotals(ctx, range), loadSettings(ctx, ctx.scope)]);
+  return { ...totals, inCurrencies: volumesInCurrencies(settings, totals.volumes) };
+}
+
+/**
+ * The completed volume in each currency the merchant has a rate for, at today's rates (what the money
+ * is worth now, as BTCPay's store balance shows it): per asset, and in all over the assets that have
+ * a price; the assets with none are named, never counted as zero. Exact: ten-millionths of the currency.
+ */
+function volumesInCurrencies(settings: Pick<EnvironmentSettingsView, "rates">, volumes: { asset: Asset; amount: bigint }[]) {
+  const currencies = [...new Set(settings.rates.map((r) => r.currency))].sort();
+  return currencies.map((currency) => {
+    const priced = volumes.map((v) => ({ asset: v.asset, price: priceIn(settings, currency, v.asset), amount: v.amount }));
+    const perAsset = priced.flatMap((v) => (v.price === null ? [] : [{ asset: v.asset, value: valueAtPrice(v.amount, v.price) }]));
+    return {
+      currency,
+      total: perAsset.reduce((sum, v) => sum + v.value, 0n),
+      perAsset,
+      assetsWithoutRate: priced.filter((v) => v.price === null).map((v) => v.asset),
+    };
+  });
 }
