@@ -400,7 +400,7 @@ describe("getEvents paging, filters and retention", () => {
 });
 
 describe("ledger entries", () => {
-  it("answers account and trustline entries from the same ledger Horizon serves", async () => {
+  it("answers account, trustline and data entries from the same ledger Horizon serves", async () => {
     const issuer = Keypair.random();
     const usdc = net.createAsset("USDC", issuer);
     const holder = await funded("250");
@@ -413,6 +413,15 @@ describe("ledger entries", () => {
     expect(line.balance().toString()).toBe("755000000");
     expect(line.flags()).toBe(1);
     expect((await horizon.loadAccount(holder.publicKey())).balances.find((b) => "asset_code" in b && b.asset_code === "USDC")?.balance).toBe("75.5000000");
+
+    // SEP-29: an exchange's memo_required data entry, read as a node serves it.
+    const exchange = await funded();
+    await sendAndClose(exchange, [Operation.manageData({ name: "config.memo_required", value: "1" })]);
+    const dataKey = xdr.LedgerKey.data(new xdr.LedgerKeyData({ accountId: exchange.xdrAccountId(), dataName: "config.memo_required" }));
+    const [data] = (await client.getLedgerEntries(dataKey)).entries;
+    expect(data!.val.data().dataValue().toString()).toBe("1");
+    const noData = xdr.LedgerKey.data(new xdr.LedgerKeyData({ accountId: holder.xdrAccountId(), dataName: "config.memo_required" }));
+    expect((await client.getLedgerEntries(noData)).entries).toEqual([]);
 
     const missing = Keypair.random().publicKey();
     const answer = await client.getLedgerEntries(xdr.LedgerKey.account(new xdr.LedgerKeyAccount({ accountId: Keypair.fromPublicKey(missing).xdrAccountId() })));

@@ -109,7 +109,7 @@ export function ledgerCloseMeta(ledger: StoredLedger): xdr.LedgerCloseMeta {
   );
 }
 
-/** A ledger entry the simulator holds (account or trustline), or undefined as a node has none. */
+/** A ledger entry the simulator holds (account, trustline or data entry), or undefined as a node has none. */
 export function ledgerEntry(state: LedgerState, key: xdr.LedgerKey): { data: xdr.LedgerEntryData; lastModifiedLedger: number } | undefined {
   switch (key.switch().name) {
     case "account": {
@@ -143,6 +143,15 @@ export function ledgerEntry(state: LedgerState, key: xdr.LedgerKey): { data: xdr
         ext: new xdr.TrustLineEntryExt(0),
       });
       return { data: xdr.LedgerEntryData.trustline(entry), lastModifiedLedger: line.lastModifiedLedger };
+    }
+    case "data": {
+      // SEP-29's config.memo_required lives here.
+      const account = state.accounts.get(accountIdOf(key.data().accountId()));
+      const name = key.data().dataName().toString();
+      const value = account?.data.get(name);
+      if (!account || !value) return undefined;
+      const entry = new xdr.DataEntry({ accountId: Keypair.fromPublicKey(account.id).xdrAccountId(), dataName: name, dataValue: value, ext: new xdr.DataEntryExt(0) });
+      return { data: xdr.LedgerEntryData.data(entry), lastModifiedLedger: account.lastModifiedLedger };
     }
     default:
       return undefined;
