@@ -70,12 +70,13 @@ describe("dashboard mail", () => {
       await page.getByRole("button", { name: "Send invoice" }).click();
       const mails = page.getByRole("table", { name: "Emails about this invoice" });
       await mails.getByText("ada@mail-screens.test").waitFor();
-      await mails.getByRole("cell", { name: "pending", exact: true }).waitFor();
+      // At phone width a cell's name starts with its column's (the stacked rows' labels).
+      await mails.getByRole("cell", { name: /^(\w+ )?pending$/ }).waitFor();
       const received = smtp.received.length;
       // The worker sends it now; the page was not reloaded.
       expect(await t.app.mail.runOnce()).toBe(1);
       expect(smtp.received.length).toBe(received + 1);
-      await mails.getByRole("cell", { name: "sent", exact: true }).waitFor();
+      await mails.getByRole("cell", { name: /^(\w+ )?sent$/ }).waitFor();
       expect(await accessibilityViolations(page)).toEqual([]);
       await page.screenshot({ path: screenshotPath(`dashboard-invoice-mail-sent-${viewport.width}`), fullPage: true });
       await page.close();

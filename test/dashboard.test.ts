@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { Networks } from "@stellar/stellar-sdk";
 import { Secret, TOTP } from "otpauth";
-import type { Page } from "playwright-core";
+import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../src/modules/users/users.service.ts";
 import { signedInUser } from "./support/dashboard.ts";
@@ -82,6 +82,24 @@ function codeOf(page: Page) {
 }
 
 /** Follows a link of the main navigation (opening the menu first on a phone) and waits for its heading. */
+/**
+ * The page's requests in flight from now on, but the live streams (/graphql/stream stays open while
+ * a screen follows changes, so Playwright's "networkidle" never comes on such a screen); `settled`
+ * waits until none has been in flight for 500 ms, and stops listening.
+ */
+function requestsInFlight(page: Page) {
+  const open = new Set<Request>();
+  const start = (request: Request) => void (request.url().includes("/graphql/stream") || open.add(request));
+  const end = (request: Request) => void open.delete(request);
+  page.on("request", start).on("requestfinished", end).on("requestfailed", end);
+  return {
+    async settled() {
+      for (let quietSince = Date.now(); Date.now() - quietSince < 500; await page.waitForTimeout(50)) if (open.size > 0) quietSince = Date.now();
+      page.off("request", start).off("requestfinished", end).off("requestfailed", end);
+    },
+  };
+}
+
 async function go(page: Page, link: string, heading = link) {
   const menu = page.getByRole("button", { name: "Menu" });
   if (await menu.isVisible()) await menu.click();
@@ -131,8 +149,9 @@ describe("dashboard", () => {
       ];
       const faults: string[] = [];
       for (const [link, heading] of screens) {
+        const requests = requestsInFlight(page);
         await go(page, link, heading);
-        await page.waitForLoadState("networkidle");
+        await requests.settled();
         faults.push(...(await accessibilityViolations(page)).map((v) => `${heading}: ${v}`));
         await page.screenshot({ path: screenshotPath(`dashboard-${heading.toLowerCase().replace(/ /g, "-")}-${name}`), fullPage: true });
       }

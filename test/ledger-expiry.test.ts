@@ -46,7 +46,7 @@ describe("expiry sweeper", () => {
 describe("idempotency records", () => {
   it("are purged by the retention purger once past their 24 hours", async () => {
     const headers = { "idempotency-key": "purge-me" };
-    expect((await t.api("POST", "/customers", { key: merchant.sandboxKey, body: {}, headers })).status).toBe(201);
+    expect((await t.api("POST", "/customers", { key: merchant.sandboxKey, body: { name: "Purge Me" }, headers })).status).toBe(201);
     const { purger } = t.app;
     await purger.runOnce();
     expect(await t.database.db.idempotencyRecord.count({ where: { key: "purge-me" } })).toBe(1);
