@@ -32,6 +32,7 @@ import { createGraphQLRateGate } from "./gate/rate-limit.graphql.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { MailWorker } from "./mail/mail-worker.ts";
 import { type RetentionPurger, createRetentionPurger } from "./modules/retention/retention-purger.ts";
+import { type FailingEndpointWatch, createFailingEndpointWatch } from "./modules/webhook-endpoints/endpoint-health.ts";
 import { createMetrics } from "./monitoring/metrics.ts";
 import { MONITORING_PATHS, createMonitoringDoor } from "./monitoring/monitoring.http.ts";
 import { createReadiness } from "./monitoring/readiness.ts";
@@ -62,6 +63,8 @@ export interface App {
   webhooks: WebhookDispatcher;
   /** the mail outbox's worker; tests drive it with runOnce() */
   mail: MailWorker;
+  /** tells a webhook endpoint's people when it has failed for an hour; tests drive it with runOnce() */
+  failingEndpoints: FailingEndpointWatch;
   /** deletes what is kept only for a while (idempotency records, old events and deliveries); tests drive it with runOnce() */
   purger: RetentionPurger;
 }
@@ -83,6 +86,7 @@ export function buildApp(deps: AppDeps): App {
   const webhooks = new WebhookDispatcher(deps);
   const mail = new MailWorker(deps);
   const purger = createRetentionPurger(deps);
+  const failingEndpoints = createFailingEndpointWatch(deps);
   const ledger = createLedger(deps, () => webhooks.wake());
   // Refunds reach the ledger (accounts, sequence numbers, submission): the routes find it in their context.
   const restDeps = { ...deps, ledger };
@@ -223,11 +227,13 @@ export function buildApp(deps: AppDeps): App {
     webhooks,
     mail,
     purger,
+    failingEndpoints,
     ledger,
     async start(options) {
       webhooks.start();
       mail.start();
       purger.start();
+      failingEndpoints.start();
       await ledger.start(options);
       readiness.started();
     },
@@ -238,6 +244,7 @@ export function buildApp(deps: AppDeps): App {
       await webhooks.stop();
       await mail.stop();
       await purger.stop();
+      await failingEndpoints.stop();
       await stopLiveUpdates(deps);
       await rateLimits.close();
     },

@@ -8,6 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type DashboardClient, signedInUser } from "./support/dashboard.ts";
 import { fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
 import { startSmtpServer } from "./support/smtp.ts";
+import { openDatabase } from "../src/db/client.ts";
+import { createFailingEndpointWatch } from "../src/modules/webhook-endpoints/endpoint-health.ts";
 import { startTestApp } from "./support/test-app.ts";
 import { startWebhookReceiver } from "./support/webhook-receiver.ts";
 
@@ -124,10 +126,11 @@ describe("webhook endpoint failing for an hour", async () => {
   const endpoint = await t.api("POST", "/webhook-endpoints", { key: merchant.sandboxKey, body: { url: `${receiver.url}/down`, enabled_events: ["*"] } });
   expect(endpoint.status).toBe(201);
   const newPayment = async () => expect((await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "1" } })).status).toBe(201);
-  /** Moves the clock past every retry due and runs the dispatcher, then sends the mail. */
+  /** Moves the clock past every retry due and runs the dispatcher and the failing endpoints' watch, then sends the mail. */
   const later = async (ms: number) => {
     t.clock.advance(ms);
     await t.app.webhooks.runOnce();
+    await t.app.failingEndpoints.runOnce();
     await t.app.mail.runOnce();
   };
   const failingMails = (address: string) => mailsTo(address, "Webhook endpoint failing");
@@ -168,6 +171,51 @@ describe("webhook endpoint failing for an hour", async () => {
     await later(3_700_000);
     expect(failingMails(developer.email)).toHaveLength(2);
     expect(failingMails(developer.email)[1]!.text).toContain("Last error: Endpoint answered HTTP 503");
+  });
+
+  it("tells within a look of the hour, not at the next attempt hours later; once, however many processes look together; after a restart too", async () => {
+    const quiet = await t.api("POST", "/webhook-endpoints", { key: merchant.sandboxKey, body: { url: `${receiver.url}/quiet`, enabled_events: ["payment.created"] } });
+    expect(quiet.status).toBe(201);
+    receiver.respond("/quiet", 502);
+    receiver.respond("/down", 200);
+    const quietMails = () => mailsTo(developer.email, `Webhook endpoint failing for an hour: ${receiver.url}/quiet`);
+    // One delivery: its attempts fail at 0, 1 min, 6 min and 36 min; the next is 2 h after that.
+    await newPayment();
+    await later(0);
+    await later(60_000);
+    await later(300_000);
+    await later(1_800_000);
+    const row = () => t.database.db.webhookEndpoint.findUniqueOrThrow({ where: { id: quiet.body.id } });
+    const since = (await row()).failingSince!;
+    expect(since).not.toBeNull();
+    // 59 min into the episode: not yet.
+    const moveTo = (at: number) => t.clock.advance(at - t.clock.now().getTime());
+    moveTo(since.getTime() + 59 * 60_000);
+    await later(0);
+    expect(quietMails()).toEqual([]);
+    // The hour is reached; no attempt is due for over an hour more. Two processes (two database
+    // clients, each with its own watch) look at once, as a restarted one would: one notice.
+    moveTo(since.getTime() + 60 * 60_000 + 1000);
+    const other = openDatabase(t.config.databaseUrl);
+    try {
+      const otherWatch = createFailingEndpointWatch({ ...t.deps, db: other.db });
+      await Promise.all([t.app.failingEndpoints.runOnce(), otherWatch.runOnce(), otherWatch.runOnce(), t.app.failingEndpoints.runOnce()]);
+    } finally {
+      await other.close();
+    }
+    await t.app.mail.runOnce();
+    expect(quietMails()).toHaveLength(1);
+    expect(quietMails()[0]!.text).toContain("Last error: Endpoint answered HTTP 502");
+    // Told at the look, a second past the hour (give or take the test's own run time).
+    expect((await row()).failingNoticeAt!.getTime() - since.getTime()).toBeGreaterThanOrEqual(60 * 60_000 + 1000);
+    expect((await row()).failingNoticeAt!.getTime() - since.getTime()).toBeLessThan(60 * 60_000 + 60_000);
+    expect((await t.database.db.webhookDelivery.findFirstOrThrow({ where: { endpointId: quiet.body.id } })).nextRetryAt!.getTime()).toBeGreaterThan(
+      since.getTime() + 2 * 60 * 60_000,
+    );
+    // The watch looks again and again: still one.
+    await later(30_000);
+    await later(30_000);
+    expect(quietMails()).toHaveLength(1);
   });
 });
 

@@ -427,10 +427,10 @@ export class WebhookDispatcher {
     await this.sql.direct.batch(steps);
     // Committed: open delivery logs show the attempts now (delivery-changes.ts).
     announceDeliveryChanges(this.deps.db, batch.map(({ delivery }) => delivery));
-    // After the attempts: a crash in between only delays a failing episode's start or notice to the next attempt.
+    // After the attempts: a crash in between only delays a failing episode's start or end to the next attempt.
     await recordEndpointHealth(
       this.deps,
-      batch.map(({ delivery, attempt }) => ({ endpoint: delivery.endpoint, succeeded: attempt.error === null, error: attempt.error })),
+      batch.map(({ delivery, attempt }) => ({ endpoint: delivery.endpoint, succeeded: attempt.error === null })),
       finishedAt,
     );
   }

@@ -122,6 +122,24 @@ export function startFailingEpisodes(sql: TypedSql, ids: string[], at: Date): St
   );
 }
 
+/** Endpoints (live ones) failing since `failingBefore` or earlier whose episode is not told yet, oldest first. */
+export const endpointsFailingUntold = (db: Db, failingBefore: Date, limit: number): Promise<WebhookEndpoint[]> =>
+  db.webhookEndpoint.findMany({
+    where: { failingSince: { lte: failingBefore }, failingNoticeAt: null, enabled: true, deletedAt: null },
+    orderBy: { failingSince: "asc" },
+    take: limit,
+  });
+
+/** The error of the endpoint's latest failed attempt, for its notice. */
+export async function lastAttemptError(db: Db, endpointId: string): Promise<string | null> {
+  const attempt = await db.webhookAttempt.findFirst({
+    where: { delivery: { endpointId }, error: { not: null } },
+    orderBy: { startedAt: "desc" },
+    select: { error: true },
+  });
+  return attempt?.error ?? null;
+}
+
 /**
  * Marks the episode of `id` as told at `at`, if it still is one failing since `failingBefore` or
  * earlier and nobody told it yet: in the batch that queues the notice, so it is queued once.
