@@ -13,7 +13,7 @@ import type { Logger } from "../../shared/logger.ts";
 import { type PeriodicTask, periodicTask } from "../../shared/periodic-task.ts";
 import { keyOf, loadNoticeAudiences, noticeRecipients, webhookFailingMail } from "../mail/mail-notices.ts";
 import { queueMailsStatement } from "../mail/mail.service.ts";
-import { claimFailingNotice, endFailingEpisodes, endpointsFailingUntold, lastAttemptError, startFailingEpisodes } from "./webhook-endpoints.store.ts";
+import { claimFailingNotice, endFailingEpisodes, endpointsFailingUntold, lastDeliveryError, startFailingEpisodes } from "./webhook-endpoints.store.ts";
 
 /** How long an endpoint fails before its people are told. */
 export const FAILING_NOTICE_AFTER_MS = 60 * 60 * 1000;
@@ -55,7 +55,7 @@ export async function tellFailingEndpoints(deps: Pick<Deps, "db" | "clock" | "id
   const sql = typedSql(deps.db);
   const audiences = await loadNoticeAudiences(deps.db, due);
   for (const endpoint of due) {
-    const lastError = await lastAttemptError(deps.db, endpoint.id);
+    const lastError = await lastDeliveryError(deps.db, endpoint);
     const audience = audiences.get(keyOf(endpoint))!;
     const mails = noticeRecipients(audience, "webhook_failing").map((to) => ({
       scope: endpoint,

@@ -130,14 +130,17 @@ export const endpointsFailingUntold = (db: Db, failingBefore: Date, limit: numbe
     take: limit,
   });
 
-/** The error of the endpoint's latest failed attempt, for its notice. */
-export async function lastAttemptError(db: Db, endpointId: string): Promise<string | null> {
-  const attempt = await db.webhookAttempt.findFirst({
-    where: { delivery: { endpointId }, error: { not: null } },
-    orderBy: { startedAt: "desc" },
-    select: { error: true },
+/**
+ * The error of the endpoint's newest delivery that has one, for its notice: down the deliveries'
+ * list index from the newest, which stops at once on an endpoint that is failing now.
+ */
+export async function lastDeliveryError(db: Db, endpoint: Pick<WebhookEndpoint, "id" | "organizationId" | "environment">): Promise<string | null> {
+  const delivery = await db.webhookDelivery.findFirst({
+    where: { organizationId: endpoint.organizationId, environment: endpoint.environment, endpointId: endpoint.id, lastError: { not: null } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { lastError: true },
   });
-  return attempt?.error ?? null;
+  return delivery?.lastError ?? null;
 }
 
 /**
