@@ -101,13 +101,29 @@ export function buildApp(deps: AppDeps): App {
   const monitoring = createMonitoringDoor(deps, { readiness, metrics });
   const isMonitoringPath = (path: string): path is (typeof MONITORING_PATHS)[number] => (MONITORING_PATHS as readonly string[]).includes(path);
 
+  // The requests whose body the node:http door has read within the limit already (readBodyFirst).
+  const bodyReadAtTheDoor = new WeakSet<Request>();
+
+  /**
+   * A GraphQL request with its body read within REST's limit (413 past it), as the node:http door
+   * reads it (readBodyFirst): yoga's own limit is off, so each door applies this one.
+   */
+  async function bodyWithinLimit(request: Request): Promise<Request> {
+    if (!request.body || bodyReadAtTheDoor.has(request)) return request;
+    const body = await readWithinLimit(request.headers.get("content-length"), request.body as unknown as AsyncIterable<Uint8Array>);
+    const forwarded = new Request(request.url, { method: request.method, headers: request.headers, body: new Uint8Array(body), signal: request.signal });
+    rememberClientAddress(forwarded, clientAddressOf(request));
+    rememberRequestId(forwarded, requestIdOf(request));
+    return forwarded;
+  }
+
   async function fetch(request: Request): Promise<Response> {
     // A Host header that makes no URL (`Host: [`) is the caller's mistake.
     if (!URL.canParse(request.url)) return toFetchResponse(errorResponse(badRequest("The request URL is not valid"), deps.logger));
     const url = new URL(request.url);
     const path = url.pathname;
     if (isApiPath(path)) return toFetchResponse(await rest(apiRequestFromFetch(request, url)));
-    if (path === "/graphql") return graphql.fetch(request);
+    if (path === "/graphql") return graphql.fetch(await bodyWithinLimit(request));
     if (path === SSE_PATH) return graphqlStream.fetch(request);
     if (isMonitoringPath(path)) return monitoring(request, path);
     const simulated = ledger.handleSimulated(request, path);
@@ -142,6 +158,7 @@ export function buildApp(deps: AppDeps): App {
   const otherDoors = createServerAdapter<{ req: IncomingMessage; requestId?: string }>((request, server) => {
     rememberClientAddress(request, addressOfNodeRequest(server.req, deps.config.trustProxy));
     rememberRequestId(request, server.requestId);
+    if ((server.req as { body?: Buffer }).body) bodyReadAtTheDoor.add(request);
     return fetchMasked(request);
   });
   const transportHeaders = transportSecurityHeaders(deps.config.publicUrl);

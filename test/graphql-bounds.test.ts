@@ -242,6 +242,17 @@ describe("finding 6: /graphql/stream", () => {
     expect(await stream.json()).toEqual({ error: "Request body is larger than 1 MiB" });
     const graphql = await fetch(`${t.url}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body });
     expect(graphql.status).toBe(413);
+    // The Web-standard door (app.fetch) applies the same limit: yoga's own is off (#29), each door reads within this one.
+    for (const declared of [true, false]) {
+      const headers = { "content-type": "application/json", ...(declared ? { "content-length": String(Buffer.byteLength(body)) } : {}) };
+      const inProcess = await t.app.fetch(new Request("http://pay.example.test/graphql", { method: "POST", headers, body }));
+      expect(inProcess.status).toBe(413);
+      expect(await inProcess.json()).toEqual({ error: "Request body is larger than 1 MiB" });
+    }
+    const small = await t.app.fetch(
+      new Request("http://pay.example.test/graphql", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: "{ __typename }" }) }),
+    );
+    expect(await small.json()).toEqual({ data: { __typename: "Query" } });
     // Under the limit the stream answers.
     const sub = await subscribeSse(t.url, `{ __typename }`, { padding: "x".repeat(1000) });
     open.push(sub);

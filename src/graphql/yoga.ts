@@ -1,7 +1,8 @@
 // graphql-yoga at /graphql. Every result's errors pass through src/graphql/errors.ts (expected ones
 // keep their message and carry extensions.code; anything else is logged and masked). The GraphQL
 // bounds (src/gate/graphql-bounds.ts) refuse an operation before it executes; the body limit is
-// REST's; browsers of other origins may call only from CORS_ORIGINS (the checkout page and the
+// REST's, applied by the door before yoga sees the request (src/app.ts), so yoga does not count it
+// again; browsers of other origins may call only from CORS_ORIGINS (the checkout page and the
 // dashboard are same-origin). A browser's GET (Accept: text/html) gets GraphiQL (graphiql.ts),
 // served from the installed package. Subscriptions are refused here: they are served at
 // /graphql/stream, where open streams are counted and capped per address (sse.ts), so yoga's own
@@ -10,7 +11,6 @@ import { type Plugin, createYoga, isAsyncIterable, mapAsyncIterator } from "grap
 import { corsOptionsFor } from "../gate/cors.ts";
 import { audienceOf, graphqlBoundsPlugins } from "../gate/graphql-bounds.ts";
 import { type GraphQLRateGate, useRateLimits } from "../gate/rate-limit.graphql.ts";
-import { MAX_BODY_BYTES } from "../rest/body.ts";
 import type { Logger } from "../shared/logger.ts";
 import { requestIdOf } from "../shared/request-id.ts";
 import { useCsrfPrevention } from "../gate/csrf.ts";
@@ -32,7 +32,10 @@ export function createGraphQLServer(deps: GraphQLContext["deps"], rateGate: Grap
     graphiql: GRAPHIQL_OPTIONS,
     renderGraphiQL: renderGraphiQLPage,
     logging: false,
-    maxRequestBodySize: MAX_BODY_BYTES,
+    // The door has read the body within REST's limit already (src/app.ts, readBodyFirst and
+    // bodyWithinLimit): yoga's own limit piped that read body through a second, counting stream,
+    // with its stream pipeline and AbortController, ~12 % of a payment(id) query's CPU.
+    maxRequestBodySize: false,
     cors: (request) => corsOptionsFor(request, corsOrigins, ["GET", "POST"]),
     plugins: [
       useCsrfPrevention(),
