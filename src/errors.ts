@@ -21,11 +21,11 @@ export type ErrorCode =
   | "UNAVAILABLE";
 
 /**
- * The input field a BAD_REQUEST is about, for the doors that speak to people in their own words
+ * The input field a refusal is about, for the doors that speak to people in their own words
  * (GraphQL, so the dashboard shows it beside the field): REST keeps the spec's message.
  */
 export interface FieldProblem {
-  /** as the input schema names it (items[0].unit_amount is ["items", 0, "unit_amount"]) */
+  /** as the input schema names it (items[0].unit_amount is ["items", 0, "unit_amount"]); empty: about no one field (then `words` say it) */
   path: (string | number)[];
   /** the message's phrase after the field's name ("must be at most 365") */
   problem: string;
@@ -46,10 +46,10 @@ export class DomainError extends Error {
 
 export const badRequest = (message: string, field?: FieldProblem) => new DomainError("BAD_REQUEST", message, field);
 export const unauthorized = (message = "Unauthorized") => new DomainError("UNAUTHENTICATED", message);
-export const forbidden = (message: string) => new DomainError("FORBIDDEN", message);
+export const forbidden = (message: string, field?: FieldProblem) => new DomainError("FORBIDDEN", message, field);
 export const notFound = (message = "Not found") => new DomainError("NOT_FOUND", message);
 export const methodNotAllowed = (message: string) => new DomainError("METHOD_NOT_ALLOWED", message);
-export const conflict = (message: string) => new DomainError("CONFLICT", message);
+export const conflict = (message: string, field?: FieldProblem) => new DomainError("CONFLICT", message, field);
 export const gone = (message: string) => new DomainError("GONE", message);
 export const payloadTooLarge = () => new DomainError("PAYLOAD_TOO_LARGE", "Request body is larger than 1 MiB");
 export const unsupportedMediaType = () => new DomainError("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");

@@ -55,7 +55,7 @@ describe("a live key", () => {
   it("asks a session user for the password again: none or a wrong one changes nothing", async () => {
     const before = await trail();
     const none = await users.owner.graphql(CREATE_KEY, { environment: "production" }, { environment: "production" });
-    expect(errorOf(none.body)).toEqual({ code: "BAD_REQUEST", message: "password: give your password again to make this change" });
+    expect(errorOf(none.body)).toEqual({ code: "BAD_REQUEST", message: "Password: give your password again to make this change" });
     const wrong = await users.owner.graphql(CREATE_KEY, { environment: "production", password: "not-it" }, { environment: "production" });
     expect(errorOf(wrong.body)).toEqual({ code: "UNAUTHENTICATED", message: "Password: this is not your current password" });
     expect(await trail()).toEqual(before);

@@ -112,6 +112,102 @@ describe("words for people", { timeout: 120_000 }, () => {
   });
 });
 
+/** Fills `values` (label: text), submits with `button`, and waits for `words` beside `field`, whose input is kept. */
+async function refusedBeside(page: Page, values: Record<string, string>, button: string, field: string, words: string) {
+  for (const [label, value] of Object.entries(values)) await page.getByLabel(label, { exact: true }).fill(value);
+  await page.getByRole("button", { name: button, exact: true }).click();
+  await expect.poll(() => errorBeside(page, field), { timeout: 15_000 }).toBe(words);
+  expect(await page.getByLabel(field, { exact: true }).inputValue()).toBe(values[field]);
+}
+
+/** The dashboard at `path` (the session cookie is kept), once its heading shows. */
+async function open(page: Page, path: string, heading: string) {
+  await page.goto(`${t.url}/dashboard${path}`);
+  await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+}
+
+describe("every form says a refused field beside it, in words, keeping what was typed", () => {
+  for (const [width, name] of WIDTHS) {
+    it(`payment link, webhook endpoint, API key, settings, invitation, two-factor set-up, on a ${name} (${width} px)`, { timeout: 240_000 }, async () => {
+      const page = await signIn(width);
+      const long = "k".repeat(101);
+
+      await open(page, "/payment-links", "Payment links");
+      await page.getByRole("button", { name: "Create payment link" }).click();
+      await refusedBeside(page, { Amount: "1.5.0" }, "Create link", "Amount", "Amount: a number with up to 7 decimals");
+
+      await open(page, "/developers/webhooks", "Webhooks");
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      await refusedBeside(page, { "Endpoint URL": "ftp://example.com/hook" }, "Add endpoint", "Endpoint URL", "URL: a web address starting with https://");
+      // No event chosen: said under the group of boxes, which names it as its description.
+      await page.getByLabel("Endpoint URL").fill("https://example.com/hook");
+      await page.getByLabel("Every event").uncheck();
+      await page.getByRole("button", { name: "Add endpoint", exact: true }).click();
+      const events = page.getByRole("group", { name: "Events to send" });
+      await events.getByText("Enabled events: choose at least one").waitFor();
+      const describedBy = (await events.getAttribute("aria-describedby"))!;
+      expect(await page.locator(`[id="${describedBy}"]`).textContent()).toBe("Enabled events: choose at least one");
+      expect(await errorBeside(page, "Endpoint URL")).toBeNull();
+      expect(await scrollsSideways(page)).toBe(false);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: screenshotPath(`dashboard-forms-webhook-refused-${name}`), fullPage: true });
+      expect(await t.database.db.webhookEndpoint.count({ where: { organizationId: merchant.organizationId } })).toBe(0);
+
+      await open(page, "/developers/api-keys", "API keys");
+      await refusedBeside(page, { "Key name": long }, "Create API key", "Key name", "Name: must be at most 100 characters");
+
+      await open(page, "/settings", "Settings");
+      await refusedBeside(page, { "Organization name": long }, "Save names", "Organization name", "Name: must be at most 100 characters");
+      await refusedBeside(page, { "New settlement wallet": "GNOTAKEY", "Your password": owner.password }, "Change wallet", "New settlement wallet", "Address: a Stellar account address: 56 characters starting with G");
+      await refusedBeside(
+        page,
+        { "Asset code": "NOT-A-CODE", Issuer: "GDUKMGUGDZQK6YHYA5Z6AY2G4XDSZPSZ3SW5UN3ARVMO6QSRDWP5YLEX", "Password to enable the asset": owner.password },
+        "Enable asset",
+        "Asset code",
+        "Asset code: 1 to 12 letters or digits, such as USDC (XLM is always enabled)",
+      );
+      await refusedBeside(page, { Currency: "eur", Price: "0.3", "Password to set the rate": owner.password }, "Set rate", "Currency", "Currency: a currency's 3-letter code in capitals, such as EUR");
+      await refusedBeside(page, { Currency: "EUR", Price: "0" }, "Set rate", "Price", "Price: a number above 0 with up to 7 decimals, such as 0.25");
+      // Each form's refusal stays beside its own field.
+      expect(await errorBeside(page, "New settlement wallet")).toBe("Address: a Stellar account address: 56 characters starting with G");
+      expect(await errorBeside(page, "Currency")).toBeNull();
+      expect(await scrollsSideways(page)).toBe(false);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: screenshotPath(`dashboard-forms-settings-refused-${name}`), fullPage: true });
+      const settings = await t.database.db.environmentSettings.findMany({ where: { organizationId: merchant.organizationId } });
+      expect(settings.map((row) => row.settlementAddress)).not.toContain("GNOTAKEY");
+
+      await open(page, "/team", "Team");
+      await refusedBeside(page, { Email: "ada@nowhere" }, "Send invitation", "Email", "Email: an email address, such as name@example.com");
+      expect(await t.database.db.invitation.count({ where: { organizationId: merchant.organizationId } })).toBe(0);
+
+      await open(page, "/account", "Your account");
+      await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
+      await refusedBeside(page, { "Code from the app": "000000" }, "Turn on two-factor sign-in", "Code from the app", "Authentication code: this is not the code your app shows now");
+      expect(await scrollsSideways(page)).toBe(false);
+      await page.close();
+    });
+
+    it(`asks for a reset link and sets a new password, saying a refused field beside it, on a ${name} (${width} px)`, async () => {
+      await browser.context.clearCookies();
+      const page = await browser.context.newPage();
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${t.url}/dashboard`);
+      await page.getByRole("button", { name: "Forgot password?" }).click();
+      await refusedBeside(page, { Email: "someone@nowhere" }, "Send reset link", "Email", "Email: an email address, such as name@example.com");
+      await page.goto(`${t.url}/dashboard/reset-password?token=not-a-token`);
+      await refusedBeside(page, { "New password": "p".repeat(201) }, "Set new password", "New password", "New password: must be at most 200 characters");
+      // The link itself is no field: said above the button, in words.
+      await page.getByLabel("New password").fill("a-good-new-password");
+      await page.getByRole("button", { name: "Set new password" }).click();
+      await page.getByRole("alert").getByText("This is not a password reset link: copy the whole link from the mail, or ask for a new one").waitFor();
+      expect(await errorBeside(page, "New password")).toBeNull();
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.close();
+    });
+  }
+});
+
 describe("invoices and customers", { timeout: 120_000 }, () => {
   it("refuses a blank customer beside its fields and creates nothing", async () => {
     const page = await signIn(1280);

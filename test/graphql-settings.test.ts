@@ -86,7 +86,7 @@ describe("API keys", () => {
     });
     expect(refusal(await gql(CREATE_KEY, { environment: "sandbox", name: "x".repeat(101) }))).toEqual({
       code: "BAD_REQUEST",
-      message: "name must be at most 100 characters",
+      message: "Name: must be at most 100 characters",
     });
     expect(await count()).toBe(before);
     const live = (await gql(CREATE_KEY, { environment: "production", name: "live" }, merchant.liveKey)).data.createApiKey;
@@ -148,8 +148,8 @@ describe("organization settings", () => {
     const checkout = (await t.graphql(`query ($id: ID!) { checkout(id: $id) { merchantName } }`, { id: payment.body.id })).body;
     expect(checkout.data.checkout.merchantName).toBe("Acme Sandbox Shop");
     expect((await update({ displayName: null })).data.updateOrganization.checkoutName).toBe("Acme Inc.");
-    expect(refusal(await update({ name: "  " }))).toEqual({ code: "BAD_REQUEST", message: "name is required" });
-    expect(refusal(await update({ displayName: "two\nlines" }))).toEqual({ code: "BAD_REQUEST", message: "displayName must be one line of text" });
+    expect(refusal(await update({ name: "  " }))).toEqual({ code: "BAD_REQUEST", message: "Name: required" });
+    expect(refusal(await update({ displayName: "two\nlines" }))).toEqual({ code: "BAD_REQUEST", message: "Display name: must be one line of text" });
     expect((await gql(`{ organization { name } }`, {}, own.sandboxKey)).data.organization.name).toBe("Acme Inc.");
   });
 
@@ -162,7 +162,7 @@ describe("organization settings", () => {
     const SET = `mutation ($address: String!, $password: String) { setSettlementWallet(address: $address, password: $password) { settlementAddress ${HEALTH} } }`;
     expect(refusal(await asOwner(SET, { address: "GNOTAKEY" }))).toEqual({
       code: "BAD_REQUEST",
-      message: "address must be a Stellar public key (G...)",
+      message: "Address: a Stellar account address: 56 characters starting with G",
     });
     const wallet = Keypair.random().publicKey();
     const set = (await asOwner(SET, { address: wallet })).data.setSettlementWallet;
@@ -275,7 +275,7 @@ describe("organization settings", () => {
     ]);
     expect(refusal(await asOwner(SET_RATE, { currency: "USD", asset: "EURC", price: "1" }))).toEqual({
       code: "BAD_REQUEST",
-      message: "asset EURC is not enabled for this organization",
+      message: "Asset code: EURC is not one of your enabled assets; enable it first",
     });
     expect(refusal(await asOwner(SET_RATE, { currency: "usd", asset: "XLM", price: "1" })).code).toBe("BAD_REQUEST");
     expect(refusal(await asOwner(SET_RATE, { currency: "USD", asset: "XLM", price: "-1" })).code).toBe("BAD_REQUEST");
@@ -381,7 +381,7 @@ describe("dashboardTotals", () => {
 
   it("refuses a range that ends before it starts", async () => {
     const now = new Date().toISOString();
-    expect(refusal(await gql(TOTALS, { from: now, to: now }))).toEqual({ code: "BAD_REQUEST", message: "to must be later than from" });
+    expect(refusal(await gql(TOTALS, { from: now, to: now }))).toEqual({ code: "BAD_REQUEST", message: "To: must be later than the start (from)" });
   });
 });
 

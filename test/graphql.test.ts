@@ -74,10 +74,10 @@ describe("GraphQL payments", () => {
     [{ amount: "0" }, "Amount: must be more than 0"],
     [{ description: "no amount" }, "Amount: required"],
     [{ amount: "1", expiresInMinutes: 4 }, "Expires in minutes: must be at least 5"],
-    [{ amount: "1", allowedAssets: [] }, "Allowed assets: must have at least 1 item"],
+    [{ amount: "1", allowedAssets: [] }, "Allowed assets: choose at least one"],
     [{ amount: "1", metadata: { n: 1 } }, "Metadata n: must be a string"],
-    [{ amount: "1", customerId: "cus_nobody00000000000000" }, "customer_id does not name a customer"],
-    [{ pricingCurrency: "EUR", pricingAmount: "5" }, "No exchange rate for EUR to XLM"],
+    [{ amount: "1", customerId: "cus_nobody00000000000000" }, "Customer: not one of your customers; pick one from the list or add a new one"],
+    [{ pricingCurrency: "EUR", pricingAmount: "5" }, "Pricing currency: no rate from EUR to XLM is set; add one in Settings, or give the amount in XLM"],
   ])("createPayment refuses %j with BAD_REQUEST and the field's message, writing nothing", async (input, message) => {
     const before = await t.database.db.payment.count();
     const res = await t.graphql(CREATE_PAYMENT, { input }, merchant.sandboxKey);
@@ -88,10 +88,12 @@ describe("GraphQL payments", () => {
     expect(await t.database.db.payment.count()).toBe(before);
   });
 
-  it("createPayment without a settlement wallet is BAD_REQUEST Settlement wallet is not configured", async () => {
+  it("createPayment without a settlement wallet is BAD_REQUEST, saying where to set one", async () => {
     const walletless = await t.createMerchant({ wallet: false });
     const error = onlyError(await t.graphql(CREATE_PAYMENT, { input: { amount: "1" } }, walletless.sandboxKey));
-    expect(error).toMatchObject({ message: "Settlement wallet is not configured", extensions: { code: "BAD_REQUEST" }, path: ["createPayment"] });
+    expect(error).toMatchObject({ message: "No settlement wallet yet: set the wallet payments are paid to in Settings first", extensions: { code: "BAD_REQUEST" }, path: ["createPayment"] });
+    // About no one field of the input.
+    expect(error.extensions).not.toHaveProperty("field");
   });
 
   it("payments is a connection, newest first, paged with first/after and filtered by status", async () => {
@@ -146,13 +148,13 @@ describe("GraphQL customers", () => {
     expect(rest.body).toMatchObject({ name: "Gee 2", email: null });
 
     const bad = await t.graphql(update, { id: customer.id, input: { email: "nope" } }, merchant.sandboxKey);
-    expect(onlyError(bad)).toMatchObject({ message: "Email: must be a valid email address", extensions: { code: "BAD_REQUEST" } });
+    expect(onlyError(bad)).toMatchObject({ message: "Email: an email address, such as name@example.com", extensions: { code: "BAD_REQUEST" } });
   });
 
   it("createCustomer refuses a bad email with BAD_REQUEST, writing nothing", async () => {
     const before = await t.database.db.customer.count();
     const res = await t.graphql(CREATE_CUSTOMER, { input: { email: "not-an-email" } }, merchant.sandboxKey);
-    expect(onlyError(res)).toMatchObject({ message: "Email: must be a valid email address", extensions: { code: "BAD_REQUEST" } });
+    expect(onlyError(res)).toMatchObject({ message: "Email: an email address, such as name@example.com", extensions: { code: "BAD_REQUEST" } });
     expect(await t.database.db.customer.count()).toBe(before);
   });
 });
@@ -199,7 +201,7 @@ describe("GraphQL authentication and isolation", () => {
       expect(lists.body.data.customers.edges.map((e: any) => e.node.id)).not.toContain(customer.id);
     }
     const linked = await t.graphql(CREATE_PAYMENT, { input: { amount: "1", customerId: customer.id } }, other.sandboxKey);
-    expect(onlyError(linked)).toMatchObject({ message: "customer_id does not name a customer", extensions: { code: "BAD_REQUEST" } });
+    expect(onlyError(linked)).toMatchObject({ message: "Customer: not one of your customers; pick one from the list or add a new one", extensions: { code: "BAD_REQUEST", field: "customerId" } });
   });
 });
 

@@ -108,9 +108,9 @@ describe("invitations", () => {
     const cases = [
       { by: admin, variables: { email, role: "owner" }, code: "FORBIDDEN", message: "Only an owner can invite an owner" },
       { by: developer, variables: { email, role: "viewer" }, code: "FORBIDDEN" },
-      { by: owner, variables: { email: "not-an-address", role: "viewer" }, code: "BAD_REQUEST", message: "email must be an email address" },
+      { by: owner, variables: { email: "not-an-address", role: "viewer" }, code: "BAD_REQUEST", message: "Email: an email address, such as name@example.com" },
       // A teammate: the caller sees the team, so saying so tells nothing new.
-      { by: owner, variables: { email: admin.email, role: "viewer" }, code: "CONFLICT", message: `email ${admin.email} is already on your team` },
+      { by: owner, variables: { email: admin.email, role: "viewer" }, code: "CONFLICT", message: `Email: ${admin.email} is already on your team; change their role on the Team screen instead` },
     ];
     for (const { by, variables, code, message } of cases) {
       const answer = await by.graphql(INVITE, variables);
@@ -273,7 +273,7 @@ describe("password reset", () => {
     expect((await postGraphQL(t, { query: LOGIN, variables: { email: user.email, password: "a-brand-new-password" } })).body.data.login.user.email).toBe(user.email);
 
     const again = await postGraphQL(t, { query: RESET, variables: { token, newPassword: "yet-another-password" } });
-    expect(messageOf(again.body)).toBe("token: this link has already been used; ask for a new one");
+    expect(messageOf(again.body)).toBe("This link has already been used: ask for a new one");
   });
 
   it("refuses an expired or unknown link, and mails at most RESETS_PER_HOUR an hour", async () => {
@@ -285,9 +285,9 @@ describe("password reset", () => {
     expect(mails.length).toBe(RESETS_PER_HOUR);
     t.clock.advance(PASSWORD_RESET_TTL_MS);
     const expired = await postGraphQL(t, { query: RESET, variables: { token: tokenIn(mails[0]!.text, "reset-password"), newPassword: "a-brand-new-password" } });
-    expect(messageOf(expired.body)).toBe("token: this link has expired; ask for a new one");
+    expect(messageOf(expired.body)).toBe("This link has expired (links work for 1 hour): ask for a new one");
     const unknown = await postGraphQL(t, { query: RESET, variables: { token: "nope", newPassword: "a-brand-new-password" } });
-    expect(messageOf(unknown.body)).toBe("token is not a valid password reset link");
+    expect(messageOf(unknown.body)).toBe("This is not a password reset link: copy the whole link from the mail, or ask for a new one");
     expect((await postGraphQL(t, { query: LOGIN, variables: { email: user.email, password: user.password } })).body.data.login.user.email).toBe(user.email);
     // An hour later the throttle lets a request through again.
     await postGraphQL(t, { query: REQUEST_RESET, variables: { email: user.email } });

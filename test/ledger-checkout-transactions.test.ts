@@ -86,7 +86,7 @@ describe("prepareCheckoutTransaction + submitCheckoutTransaction", () => {
     const other = network.createAsset("EURC", Keypair.random());
     const payer = await fundedPayer(wallet);
     const res = await prepare(payment.id, payer.publicKey(), { assetCode: "EURC", issuerAddress: other.getIssuer() });
-    expect(res.body.errors[0]).toMatchObject({ message: `payAsset EURC:${other.getIssuer()} is not allowed for this payment`, extensions: { code: "BAD_REQUEST" } });
+    expect(res.body.errors[0]).toMatchObject({ message: "Pay asset: EURC is not accepted for this payment; pay in one of the assets shown", extensions: { code: "BAD_REQUEST", field: "payAsset" } });
   });
 
   it("refuses an envelope that pays another payment, or is signed for another network, and submits nothing", async () => {

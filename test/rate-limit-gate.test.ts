@@ -235,7 +235,7 @@ describe("finding 5: anonymous callers are limited per address", () => {
     // A payer at another address is not limited: its prepare reaches the ledger (which answers that
     // this unfunded account must be funded first).
     const alone = await graphqlFrom("127.0.0.32", prepare, { id: paymentId, payer: m.wallet.publicKey() });
-    expect(alone.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST" }, message: "payerAddress is not an account on the ledger (fund it first)" });
+    expect(alone.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST" }, message: "Payer address: no account has this address on the ledger yet; fund it first, or pay from another wallet" });
   });
 
   it("finding 5: checkout queries and subscriptions over /graphql/stream spend the address's budget", async () => {

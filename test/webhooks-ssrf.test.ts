@@ -41,7 +41,7 @@ describe("by default (WEBHOOK_ALLOW_PRIVATE unset)", () => {
       key,
     );
     expect(viaGraphql.body.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST" } });
-    expect(viaGraphql.body.errors[0].message).toMatch(PRIVATE_ERROR);
+    expect(viaGraphql.body.errors[0].message).toMatch(/^URL: must be a public address on the internet; .+ is private, loopback or link-local$/);
 
     const publicEndpoint = await register(guarded, key, "http://93.184.215.14/hook");
     expect(publicEndpoint.status).toBe(201);

@@ -35,58 +35,78 @@ export function Button({ variant = "plain", type = "button", class: extra, ...re
 
 const idOf = (label: string) => `field-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
 
+/**
+ * What is said under a control: its hint and its error in words, each named by the control's
+ * aria-describedby (`described`), so that a screen reader reads them with it.
+ */
+function notesOf(fieldId: string, hint: string | undefined, error: string | null | undefined) {
+  const describedBy = [hint && `${fieldId}-hint`, error && `${fieldId}-error`].filter(Boolean).join(" ");
+  return {
+    /** the control's attributes: described by its notes, invalid while it has an error */
+    described: { "aria-invalid": error ? true : undefined, "aria-describedby": describedBy || undefined },
+    notes: (
+      <>
+        {hint && (
+          <p class="hint" id={`${fieldId}-hint`}>
+            {hint}
+          </p>
+        )}
+        <FieldError id={fieldId} error={error} />
+      </>
+    ),
+  };
+}
+
+/** A field's (or a group's) error in words, announced when it appears; its id is `${id}-error`. */
+export const FieldError = (props: { id: string; error: string | null | undefined }) =>
+  props.error ? (
+    <p class="field-error" id={`${props.id}-error`} role="alert">
+      {props.error}
+    </p>
+  ) : null;
+
 /** A labelled input: the label is the field's accessible name; its error, in words, is shown and announced beside it. */
 export function Field(props: { label: string; hint?: string; error?: string | null } & JSX.InputHTMLAttributes<HTMLInputElement>) {
   const { label, hint, error, id, ...input } = props;
   const fieldId = (id as string | undefined) ?? idOf(label);
-  const describedBy = [hint && `${fieldId}-hint`, error && `${fieldId}-error`].filter(Boolean).join(" ");
+  const { described, notes } = notesOf(fieldId, hint, error);
   return (
     <div class={`field${error ? " invalid" : ""}`}>
       <label for={fieldId}>{label}</label>
-      <input id={fieldId} {...input} aria-invalid={error ? true : undefined} aria-describedby={describedBy || undefined} />
-      {hint && (
-        <p class="hint" id={`${fieldId}-hint`}>
-          {hint}
-        </p>
-      )}
-      {error && (
-        <p class="field-error" id={`${fieldId}-error`} role="alert">
-          {error}
-        </p>
-      )}
+      <input id={fieldId} {...input} {...described} />
+      {notes}
     </div>
   );
 }
 
-/** A labelled multi-line input (a transaction envelope, a long note). */
-export function TextArea(props: { label: string; hint?: string } & JSX.TextareaHTMLAttributes<HTMLTextAreaElement>) {
-  const { label, hint, id, ...area } = props;
+/** A labelled multi-line input (a transaction envelope, a long note), its error beside it as a Field's. */
+export function TextArea(props: { label: string; hint?: string; error?: string | null } & JSX.TextareaHTMLAttributes<HTMLTextAreaElement>) {
+  const { label, hint, error, id, ...area } = props;
   const fieldId = (id as string | undefined) ?? idOf(label);
+  const { described, notes } = notesOf(fieldId, hint, error);
   return (
-    <div class="field">
+    <div class={`field${error ? " invalid" : ""}`}>
       <label for={fieldId}>{label}</label>
-      <textarea id={fieldId} rows={4} {...area} aria-describedby={hint ? `${fieldId}-hint` : undefined} />
-      {hint && (
-        <p class="hint" id={`${fieldId}-hint`}>
-          {hint}
-        </p>
-      )}
+      <textarea id={fieldId} rows={4} {...area} {...described} />
+      {notes}
     </div>
   );
 }
 
-export function Select(props: { label: string; value: string; options: [string, string][]; onChange: (value: string) => void; disabled?: boolean }) {
+export function Select(props: { label: string; value: string; options: [string, string][]; onChange: (value: string) => void; disabled?: boolean; error?: string | null }) {
   const id = idOf(props.label);
+  const { described, notes } = notesOf(id, undefined, props.error);
   return (
-    <div class="field">
+    <div class={`field${props.error ? " invalid" : ""}`}>
       <label for={id}>{props.label}</label>
-      <select id={id} value={props.value} disabled={props.disabled} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
+      <select id={id} value={props.value} disabled={props.disabled} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)} {...described}>
         {props.options.map(([value, text]) => (
           <option value={value} key={value}>
             {text}
           </option>
         ))}
       </select>
+      {notes}
     </div>
   );
 }

@@ -16,7 +16,10 @@ const INTERNAL_CODE = "INTERNAL";
  * shows the message beside that field).
  */
 export function graphqlErrorOf(error: DomainError, at?: GraphQLError, extensions: Record<string, unknown> = {}): GraphQLError {
-  const field = error.field && { message: fieldSentence(error.field), extensions: { field: graphqlFieldPath(error.field.path) } };
+  const field = error.field && {
+    message: fieldSentence(error.field),
+    extensions: error.field.path.length ? { field: graphqlFieldPath(error.field.path) } : {},
+  };
   return new GraphQLError(field?.message ?? error.message, {
     nodes: at?.nodes,
     path: at?.path,

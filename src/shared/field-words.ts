@@ -11,6 +11,10 @@ const PLAIN_PHRASES: Record<string, string> = {
   "is required": "required",
   "must equal the sum of items quantity x unit_amount": "must equal the items' total (quantity × unit amount)",
   "must be a whole number from 1 to 999999999, as a string": "a whole number from 1 to 999999999",
+  "must be a Stellar public key (G...)": "a Stellar account address: 56 characters starting with G",
+  "must be an http or https URL": "a web address starting with https://",
+  "must have at least 1 item": "choose at least one",
+  "must be a valid email address": "an email address, such as name@example.com",
 };
 
 /** A field's name as its input spells it (unit_amount, unitAmount) in words (unit amount). */

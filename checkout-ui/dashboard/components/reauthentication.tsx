@@ -34,8 +34,8 @@ export function useReauthentication(labels = { password: "Your password", code: 
         </>
       );
     },
-    /** what of `error` is not about these fields, for the form's own notice */
-    otherError: (error: Parameters<typeof formErrors>[0]) => formErrors(error, REAUTHENTICATION_FIELDS).other,
+    /** what of `error` is about neither these fields nor the form's own (`shownBeside`), for the form's notice */
+    otherError: (error: Parameters<typeof formErrors>[0], shownBeside: readonly string[] = []) => formErrors(error, [...REAUTHENTICATION_FIELDS, ...shownBeside]).other,
     /** the mutation's password and code arguments */
     values: { password, code: code.trim() || null },
     reset: () => (setPassword(""), setCode("")),

@@ -192,9 +192,10 @@ export function TwoFactor(props: { enabled: boolean; onChanged: () => void }) {
             pattern="[0-9]{6}"
             required
             value={code}
+            error={formErrors(confirmation.error, ["code"]).of("code")}
             onInput={(e) => setCode(e.currentTarget.value)}
           />
-          <Notice>{errorText(confirmation.error)}</Notice>
+          <Notice>{formErrors(confirmation.error, ["code"]).other}</Notice>
           <Button type="submit" variant="primary" disabled={confirmation.fetching}>
             Turn on two-factor sign-in
           </Button>
@@ -208,6 +209,7 @@ function DisableTwoFactor(props: { onChanged: () => void }) {
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
   const [result, disable] = useMutation(DISABLE);
+  const errors = formErrors(result.error, ["password", "code"]);
   return (
     <form
       class="panel"
@@ -220,9 +222,17 @@ function DisableTwoFactor(props: { onChanged: () => void }) {
     >
       <h2 id="two-factor-heading">Two-factor sign-in</h2>
       <p>On: signing in asks for a code from your authenticator app.</p>
-      <Field label="Your password" type="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-      <Field label="Authentication code" autoComplete="one-time-code" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
-      <Notice>{errorText(result.error)}</Notice>
+      <Field
+        label="Your password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={password}
+        error={errors.of("password")}
+        onInput={(e) => setPassword(e.currentTarget.value)}
+      />
+      <Field label="Authentication code" autoComplete="one-time-code" required value={code} error={errors.of("code")} onInput={(e) => setCode(e.currentTarget.value)} />
+      <Notice>{errors.other}</Notice>
       <Button type="submit" variant="danger" disabled={result.fetching}>
         Turn off two-factor sign-in
       </Button>

@@ -4,7 +4,7 @@
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Button, Field, Notice, Page, SecretOnce, Select, Status, Table, When } from "../../components/ui.tsx";
-import { errorText, graphql } from "../graphql.ts";
+import { errorText, formErrors, graphql } from "../graphql.ts";
 import { useReauthentication } from "../components/reauthentication.tsx";
 import { type Role, can, useSession } from "../session.tsx";
 
@@ -42,6 +42,7 @@ export function ApiKeys() {
   const refresh = () => refetch({ requestPolicy: "network-only" });
   // A live key opens the merchant's money: the server asks for the password again.
   const reauthentication = useReauthentication();
+  const keyErrors = formErrors(created.error, KEY_FIELDS);
   return (
     <Page title="API keys">
       {key && <SecretOnce label="API key" value={key} onDone={() => setKey(null)} />}
@@ -60,11 +61,11 @@ export function ApiKeys() {
           }}
         >
           <h2>New {live ? "live" : "sandbox"} key</h2>
-          <Field label="Key name" placeholder="Checkout server" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          <Select label="Key role" value={role} options={roles.map((r) => [r, ROLE_WORDS[r]])} onChange={(value) => setRole(value as KeyRole)} />
+          <Field label="Key name" placeholder="Checkout server" value={name} error={keyErrors.of("name")} onInput={(e) => setName(e.currentTarget.value)} />
+          <Select label="Key role" value={role} options={roles.map((r) => [r, ROLE_WORDS[r]])} error={keyErrors.of("role")} onChange={(value) => setRole(value as KeyRole)} />
           <p class="muted">No key sees the team or changes the settlement wallet, assets or rates: those stay in the dashboard.</p>
           {live && reauthentication.fields(created.error)}
-          <Notice>{reauthentication.otherError(created.error)}</Notice>
+          <Notice>{reauthentication.otherError(created.error, KEY_FIELDS)}</Notice>
           <Button type="submit" variant="primary" disabled={created.fetching}>
             Create API key
           </Button>
@@ -131,3 +132,6 @@ export function ApiKeys() {
     </Page>
   );
 }
+
+/** The new key's fields the server's refusal is shown beside (extensions.field). */
+const KEY_FIELDS = ["name", "role"] as const;

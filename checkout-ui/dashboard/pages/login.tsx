@@ -113,8 +113,16 @@ function ForgotPassword(props: { email: string; onBack: () => void }) {
             void request({ email });
           }}
         >
-          <Field label="Email" type="email" autoComplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-          <Notice>{errorText(result.error)}</Notice>
+          <Field
+            label="Email"
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            error={formErrors(result.error, ["email"]).of("email")}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
+          <Notice>{formErrors(result.error, ["email"]).other}</Notice>
           <Button type="submit" variant="primary" disabled={result.fetching}>
             Send reset link
           </Button>

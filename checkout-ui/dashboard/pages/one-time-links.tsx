@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Button, Field, Notice, useTabTitle } from "../../components/ui.tsx";
-import { errorText, graphql } from "../graphql.ts";
+import { errorText, formErrors, graphql } from "../graphql.ts";
 
 const ACCEPT = graphql(`mutation AcceptInvitation($token: String!, $password: String!) { acceptInvitation(token: $token, password: $password) { user { id } } }`);
 const PREVIEW = graphql(`query InvitationPreview($token: String!) { invitationPreview(token: $token) { organizationName inviterEmail email role } }`);
@@ -48,8 +48,18 @@ export function AcceptInvite(props: { onSignedIn: () => void }) {
           if (answer.data?.acceptInvitation) props.onSignedIn();
         }}
       >
-        <Field label="Password" hint={PASSWORD_HINT} type="password" autoComplete="new-password" required minLength={10} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-        <Notice>{errorText(result.error)}</Notice>
+        <Field
+          label="Password"
+          hint={PASSWORD_HINT}
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={10}
+          value={password}
+          error={formErrors(result.error, ["password"]).of("password")}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+        <Notice>{formErrors(result.error, ["password"]).other}</Notice>
         <Button type="submit" variant="primary" disabled={result.fetching}>
           Set password and sign in
         </Button>
@@ -80,8 +90,18 @@ export function ResetPassword(props: { onDone: () => void }) {
             void reset({ token: tokenOfAddress(), newPassword: password });
           }}
         >
-          <Field label="New password" hint={PASSWORD_HINT} type="password" autoComplete="new-password" required minLength={10} value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
-          <Notice>{errorText(result.error)}</Notice>
+          <Field
+            label="New password"
+            hint={PASSWORD_HINT}
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={10}
+            value={password}
+            error={formErrors(result.error, ["newPassword"]).of("newPassword")}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+          <Notice>{formErrors(result.error, ["newPassword"]).other}</Notice>
           <Button type="submit" variant="primary" disabled={result.fetching}>
             Set new password
           </Button>

@@ -3,7 +3,7 @@ import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { QrCode } from "../../components/qr.tsx";
 import { Button, CopyButton, Field, Money, Notice, Page, Pager, Status, Table, When, usePaging } from "../../components/ui.tsx";
-import { errorText, graphql } from "../graphql.ts";
+import { errorText, formErrors, graphql } from "../graphql.ts";
 import { can, useSession } from "../session.tsx";
 
 const LINKS = graphql(`
@@ -80,6 +80,7 @@ function LinkForm(props: { onDone: () => void }) {
   const [amount, setAmount] = useState("");
   const [description, setDescription] = useState("");
   const [result, create] = useMutation(CREATE);
+  const errors = formErrors(result.error, ["amount", "description"]);
   return (
     <form
       class="panel"
@@ -90,9 +91,9 @@ function LinkForm(props: { onDone: () => void }) {
       }}
     >
       <h2>New payment link</h2>
-      <Field label="Amount" inputMode="decimal" required placeholder="25.00" hint="In the settlement asset (XLM unless set in Settings)." value={amount} onInput={(e) => setAmount(e.currentTarget.value)} />
-      <Field label="Description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-      <Notice>{errorText(result.error)}</Notice>
+      <Field label="Amount" inputMode="decimal" required placeholder="25.00" hint="In the settlement asset (XLM unless set in Settings)." value={amount} error={errors.of("amount")} onInput={(e) => setAmount(e.currentTarget.value)} />
+      <Field label="Description" value={description} error={errors.of("description")} onInput={(e) => setDescription(e.currentTarget.value)} />
+      <Notice>{errors.other}</Notice>
       <div class="actions">
         <Button type="submit" variant="primary" disabled={result.fetching}>
           Create link

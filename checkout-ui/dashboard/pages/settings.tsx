@@ -5,7 +5,7 @@ import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Button, Field, Money, Notice, Page, Table } from "../../components/ui.tsx";
 import { FundTestWallet } from "../components/fund-test-wallet.tsx";
-import { errorText, graphql } from "../graphql.ts";
+import { errorText, formErrors, graphql } from "../graphql.ts";
 import { useReauthentication } from "../components/reauthentication.tsx";
 import { can, useSession } from "../session.tsx";
 
@@ -103,6 +103,7 @@ function Names(props: { org: { name: string; displayName: string | null }; disab
   const [name, setName] = useState(props.org.name);
   const [displayName, setDisplayName] = useState(props.org.displayName ?? "");
   const [result, update] = useMutation(UPDATE);
+  const errors = formErrors(result.error, ["name", "displayName"]);
   return (
     <form
       class="panel"
@@ -113,15 +114,16 @@ function Names(props: { org: { name: string; displayName: string | null }; disab
       }}
     >
       <h2>Organization</h2>
-      <Field label="Organization name" required disabled={props.disabled} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      <Field label="Organization name" required disabled={props.disabled} value={name} error={errors.of("name")} onInput={(e) => setName(e.currentTarget.value)} />
       <Field
         label="Name on the checkout"
         hint="What payers see in this environment; empty: the organization name."
         disabled={props.disabled}
+        error={errors.of("displayName")}
         value={displayName}
         onInput={(e) => setDisplayName(e.currentTarget.value)}
       />
-      <Notice>{errorText(result.error)}</Notice>
+      <Notice>{errors.other}</Notice>
       {result.data && !result.error && <Notice kind="ok">Saved.</Notice>}
       {!props.disabled && (
         <Button type="submit" variant="primary" disabled={result.fetching}>
@@ -145,9 +147,16 @@ function WalletForm(props: { onSaved: () => void }) {
         if (answer.data) (setAddress(""), reauthentication.reset(), props.onSaved());
       }}
     >
-      <Field label="New settlement wallet" placeholder="G…" required value={address} onInput={(e) => setAddress(e.currentTarget.value)} />
+      <Field
+        label="New settlement wallet"
+        placeholder="G…"
+        required
+        value={address}
+        error={formErrors(result.error, WALLET_FIELDS).of("address")}
+        onInput={(e) => setAddress(e.currentTarget.value)}
+      />
       {reauthentication.fields(result.error)}
-      <Notice>{reauthentication.otherError(result.error)}</Notice>
+      <Notice>{reauthentication.otherError(result.error, WALLET_FIELDS)}</Notice>
       <Button type="submit" disabled={result.fetching}>
         Change wallet
       </Button>
@@ -160,6 +169,7 @@ function AssetForm(props: { onSaved: () => void }) {
   const [issuer, setIssuer] = useState("");
   const [result, enable] = useMutation(ENABLE_ASSET);
   const reauthentication = useReauthentication({ password: "Password to enable the asset", code: "Code to enable the asset" });
+  const errors = formErrors(result.error, ASSET_FIELDS);
   return (
     <form
       class="filters"
@@ -169,13 +179,13 @@ function AssetForm(props: { onSaved: () => void }) {
         if (answer.data) (setCode(""), setIssuer(""), reauthentication.reset(), props.onSaved());
       }}
     >
-      <Field label="Asset code" required placeholder="USDC" value={code} onInput={(e) => setCode(e.currentTarget.value)} />
-      <Field label="Issuer" required placeholder="G…" value={issuer} onInput={(e) => setIssuer(e.currentTarget.value)} />
+      <Field label="Asset code" required placeholder="USDC" value={code} error={errors.of("assetCode")} onInput={(e) => setCode(e.currentTarget.value)} />
+      <Field label="Issuer" required placeholder="G…" value={issuer} error={errors.of("issuerAddress")} onInput={(e) => setIssuer(e.currentTarget.value)} />
       {reauthentication.fields(result.error)}
       <Button type="submit" disabled={result.fetching}>
         Enable asset
       </Button>
-      <Notice>{reauthentication.otherError(result.error)}</Notice>
+      <Notice>{reauthentication.otherError(result.error, ASSET_FIELDS)}</Notice>
     </form>
   );
 }
@@ -186,6 +196,7 @@ function RateForm(props: { onSaved: () => void }) {
   const [price, setPrice] = useState("");
   const [result, set] = useMutation(SET_RATE);
   const reauthentication = useReauthentication({ password: "Password to set the rate", code: "Code to set the rate" });
+  const errors = formErrors(result.error, RATE_FIELDS);
   return (
     <form
       class="filters"
@@ -195,14 +206,19 @@ function RateForm(props: { onSaved: () => void }) {
         if (answer.data) (setPrice(""), reauthentication.reset(), props.onSaved());
       }}
     >
-      <Field label="Rate asset" required value={code} onInput={(e) => setCode(e.currentTarget.value)} />
-      <Field label="Currency" required value={currency} onInput={(e) => setCurrency(e.currentTarget.value)} />
-      <Field label="Price" inputMode="decimal" required placeholder="0.25" value={price} onInput={(e) => setPrice(e.currentTarget.value)} />
+      <Field label="Rate asset" required value={code} error={errors.of("assetCode")} onInput={(e) => setCode(e.currentTarget.value)} />
+      <Field label="Currency" required value={currency} error={errors.of("currency")} onInput={(e) => setCurrency(e.currentTarget.value)} />
+      <Field label="Price" inputMode="decimal" required placeholder="0.25" value={price} error={errors.of("price")} onInput={(e) => setPrice(e.currentTarget.value)} />
       {reauthentication.fields(result.error)}
       <Button type="submit" disabled={result.fetching}>
         Set rate
       </Button>
-      <Notice>{reauthentication.otherError(result.error)}</Notice>
+      <Notice>{reauthentication.otherError(result.error, RATE_FIELDS)}</Notice>
     </form>
   );
 }
+
+/** The fields each form shows the server's refusal beside (extensions.field), besides the password again. */
+const WALLET_FIELDS = ["address"] as const;
+const ASSET_FIELDS = ["assetCode", "issuerAddress"] as const;
+const RATE_FIELDS = ["assetCode", "currency", "price"] as const;

@@ -3,7 +3,7 @@
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Button, Field, Notice, Select, Table, When } from "../../components/ui.tsx";
-import { errorText, graphql } from "../graphql.ts";
+import { errorText, formErrors, graphql } from "../graphql.ts";
 import type { Role } from "../session.tsx";
 
 const INVITATIONS = graphql(`query Invitations { invitations { id email role expiresAt } }`);
@@ -21,6 +21,7 @@ export function Invitations(props: { roles: [Role, string][]; callerRole: Role }
   // Only an owner invites an owner (the service refuses an admin's).
   const roles = props.roles.filter(([value]) => value !== "owner" || props.callerRole === "owner");
   const pending = result.data?.invitations ?? [];
+  const errors = formErrors(invitation.error, ["email", "role"]);
   const roleName = (value: string) => props.roles.find(([r]) => r === value)?.[1] ?? value;
   return (
     <>
@@ -39,9 +40,9 @@ export function Invitations(props: { roles: [Role, string][]; callerRole: Role }
         }}
       >
         <h2 id="invite-title">Invite</h2>
-        <Field label="Email" type="email" autoComplete="off" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
-        <Select label="Role" value={role} options={roles} onChange={(value) => setRole(value as Role)} />
-        <Notice>{errorText(invitation.error)}</Notice>
+        <Field label="Email" type="email" autoComplete="off" required value={email} error={errors.of("email")} onInput={(e) => setEmail(e.currentTarget.value)} />
+        <Select label="Role" value={role} options={roles} error={errors.of("role")} onChange={(value) => setRole(value as Role)} />
+        <Notice>{errors.other}</Notice>
         <Notice kind="ok">{sent}</Notice>
         <Button type="submit" variant="primary" disabled={invitation.fetching}>
           Send invitation

@@ -3,11 +3,11 @@
 // with the request payload, response, attempts, next retry, last error, Retry now on one that has not
 // succeeded and Resend on one that has. The log is live (webhookDeliveryChanges).
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
-import { useState } from "preact/hooks";
+import { useId, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Field, ListFilters, Notice, Page, Pager, SecretOnce, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, Field, FieldError, ListFilters, Notice, Page, Pager, SecretOnce, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { EVENT_KINDS } from "../../../src/modules/events/event-kinds.ts";
-import { errorText, graphql } from "../graphql.ts";
+import { errorText, formErrors, graphql } from "../graphql.ts";
 import { can, useSession } from "../session.tsx";
 
 /** The event kinds an endpoint can choose, from the server's own list ("*" takes every one; the test event goes to any endpoint). */
@@ -73,11 +73,13 @@ export function Webhooks() {
   );
 }
 
-function EventChoice(props: { value: string[]; onChange: (events: string[]) => void }) {
+/** The events an endpoint takes; the server's refusal (none chosen) is said under the group and read with it. */
+function EventChoice(props: { value: string[]; onChange: (events: string[]) => void; error: string | null }) {
   const all = props.value.includes("*");
   const toggle = (event: string, on: boolean) => props.onChange(on ? [...props.value.filter((e) => e !== event), event] : props.value.filter((e) => e !== event));
+  const id = useId();
   return (
-    <fieldset class="events">
+    <fieldset class={`events${props.error ? " invalid" : ""}`} aria-describedby={props.error ? `${id}-error` : undefined}>
       <legend>Events to send</legend>
       <label>
         <input type="checkbox" checked={all} onChange={(e) => props.onChange(e.currentTarget.checked ? ["*"] : [])} /> Every event
@@ -88,6 +90,7 @@ function EventChoice(props: { value: string[]; onChange: (events: string[]) => v
             <input type="checkbox" checked={props.value.includes(event)} onChange={(e) => toggle(event, e.currentTarget.checked)} /> {event}
           </label>
         ))}
+      <FieldError id={id} error={props.error} />
     </fieldset>
   );
 }
@@ -97,6 +100,7 @@ function EndpointForm(props: { onDone: (secret: string | null) => void }) {
   const [description, setDescription] = useState("");
   const [events, setEvents] = useState<string[]>(["*"]);
   const [result, create] = useMutation(CREATE);
+  const errors = formErrors(result.error, ["url", "description", "enabledEvents"]);
   return (
     <form
       class="panel"
@@ -107,12 +111,12 @@ function EndpointForm(props: { onDone: (secret: string | null) => void }) {
       }}
     >
       <h2>Add an endpoint</h2>
-      <Field label="Endpoint URL" type="url" required placeholder="https://example.com/webhooks" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
-      <Field label="Description" value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-      <EventChoice value={events} onChange={setEvents} />
-      <Notice>{errorText(result.error)}</Notice>
+      <Field label="Endpoint URL" type="url" required placeholder="https://example.com/webhooks" value={url} error={errors.of("url")} onInput={(e) => setUrl(e.currentTarget.value)} />
+      <Field label="Description" value={description} error={errors.of("description")} onInput={(e) => setDescription(e.currentTarget.value)} />
+      <EventChoice value={events} onChange={setEvents} error={errors.of("enabledEvents")} />
+      <Notice>{errors.other}</Notice>
       <div class="actions">
-        <Button type="submit" variant="primary" disabled={result.fetching || events.length === 0}>
+        <Button type="submit" variant="primary" disabled={result.fetching}>
           Add endpoint
         </Button>
         <Button onClick={() => props.onDone(null)}>Cancel</Button>
@@ -167,6 +171,7 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
   const [rotation, rotate] = useMutation(ROTATE);
   const [test, sendTest] = useMutation(SEND_TEST);
   const [update, save] = useMutation(UPDATE);
+  const eventErrors = formErrors(update.error, ["enabledEvents"]);
   const [retry, retryDelivery] = useMutation(RETRY);
   useSubscription({ query: DELIVERY_CHANGES, variables: { endpointId: props.params.id } }, () => refetch({ requestPolicy: "network-only" }));
   const endpoint = result.data?.webhookEndpoint;
@@ -199,7 +204,7 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
         )
       }
     >
-      <Notice>{errorText(test.error ?? rotation.error ?? update.error ?? retry.error)}</Notice>
+      <Notice>{errorText(test.error ?? rotation.error ?? retry.error) ?? eventErrors.other}</Notice>
       {test.data && <Notice kind="ok">Test event sent: the log below shows its outcome.</Notice>}
       {secret && <SecretOnce label="New signing secret" value={secret} onDone={() => setSecret(null)} />}
       <dl class="facts">
@@ -230,9 +235,9 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
               if (answer.data) setEvents(null);
             }}
           >
-            <EventChoice value={events} onChange={setEvents} />
+            <EventChoice value={events} onChange={setEvents} error={eventErrors.of("enabledEvents")} />
             <div class="actions">
-              <Button type="submit" variant="primary" disabled={events.length === 0}>
+              <Button type="submit" variant="primary" disabled={update.fetching}>
                 Save events
               </Button>
               <Button onClick={() => setEvents(null)}>Cancel</Button>

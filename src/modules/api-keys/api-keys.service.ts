@@ -43,7 +43,7 @@ async function issueApiKey(
   alongside: (keyId: string) => Statement[] = () => [],
 ) {
   const name = input.name?.trim() || null;
-  if (name && name.length > NAME_MAX_LENGTH) throw badRequest(`name must be at most ${NAME_MAX_LENGTH} characters`);
+  if (name && name.length > NAME_MAX_LENGTH) throw badRequest(`name must be at most ${NAME_MAX_LENGTH} characters`, { path: ["name"], problem: `must be at most ${NAME_MAX_LENGTH} characters` });
   const key = `${ENVIRONMENT_PREFIX[input.environment]}${randomBase62(32)}`;
   const row = {
     id: deps.ids.newId("key"),
@@ -83,8 +83,14 @@ function keyRoleFor(principal: Principal, asked: string | null | undefined): Key
     if (!allowed[0]) throw forbidden(`The role ${principal.role} may not create API keys`);
     return allowed[0];
   }
-  if (!isKeyRole(asked)) throw badRequest(`role must be one of ${KEY_ROLES.join(", ")}`);
-  if (!allowed.includes(asked)) throw forbidden(`role: a ${principal.kind === "key" ? `${principal.role} key` : principal.role} may create ${allowed.join(" or ")} keys only (a key is at most its creator's role)`);
+  if (!isKeyRole(asked)) throw badRequest(`role must be one of ${KEY_ROLES.join(", ")}`, { path: ["role"], problem: `must be one of ${KEY_ROLES.join(", ")}` });
+  if (!allowed.includes(asked)) {
+    const who = principal.kind === "key" ? `${principal.role} key` : principal.role;
+    throw forbidden(`role: a ${who} may create ${allowed.join(" or ")} keys only (a key is at most its creator's role)`, {
+      path: ["role"],
+      problem: `choose ${allowed.join(" or ")}: a key's role is at most yours (${who})`,
+    });
+  }
   return asked;
 }
 

@@ -109,15 +109,19 @@ export async function prepareCheckoutTransaction(
   input: { paymentId: string; payerAddress: string; payAsset?: Asset | null },
 ): Promise<PreparedTransaction> {
   const payment = await payablePayment(deps, input.paymentId);
-  if (!isStellarAddress(input.payerAddress)) throw badRequest("payerAddress must be a Stellar public key (G...)");
+  if (!isStellarAddress(input.payerAddress)) throw badRequest("payerAddress must be a Stellar public key (G...)", { path: ["payer_address"], problem: "must be a Stellar public key (G...)" });
   const settlementAsset = settlementAssetOf(payment);
   const payAsset = input.payAsset ?? settlementAsset;
   const allowed = [settlementAsset, ...parseAssetList(payment.allowedAssets)];
-  if (!allowed.some((a) => sameAsset(a, payAsset))) throw badRequest(`payAsset ${assetKey(payAsset)} is not allowed for this payment`);
+  if (!allowed.some((a) => sameAsset(a, payAsset))) {
+    throw badRequest(`payAsset ${assetKey(payAsset)} is not allowed for this payment`, { path: ["pay_asset"], problem: `${payAsset.code} is not accepted for this payment; pay in one of the assets shown` });
+  }
 
   const source = deps.ledger.sourceFor(payment.networkPassphrase);
   const payer = await source.loadAccount(input.payerAddress);
-  if (!payer) throw badRequest("payerAddress is not an account on the ledger (fund it first)");
+  if (!payer) {
+    throw badRequest("payerAddress is not an account on the ledger (fund it first)", { path: ["payer_address"], problem: "no account has this address on the ledger yet; fund it first, or pay from another wallet" });
+  }
 
   const amount = remainingOf(payment);
   const destination = muxedAddress(payment.settlementAddress, payment.memoId);

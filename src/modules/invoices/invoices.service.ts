@@ -14,7 +14,7 @@ import { queueMailStatement } from "../mail/mail.service.ts";
 import { invoiceMail } from "./invoice-mail.ts";
 import { expirePayment } from "../payments/payment-completion.ts";
 import { isAwaitingPayment } from "../payments/payment-states.ts";
-import { preparePayment, requireCustomer, retryOnMemoCollision } from "../payments/payments.service.ts";
+import { noSettlementWallet, preparePayment, requireCustomer, retryOnMemoCollision } from "../payments/payments.service.ts";
 import { newCheckoutSessionWrites } from "../checkout-sessions/checkout-sessions.service.ts";
 import { checkoutSessionUrl } from "../checkout-sessions/checkout-sessions.view.ts";
 import { type CreateInvoiceInput, DEFAULT_DUE_IN_DAYS, type InvoiceStatus } from "./invoices.inputs.ts";
@@ -35,7 +35,7 @@ const formatInvoiceNumber = (sequence: number) => `INV-${String(sequence).padSta
 
 export async function createInvoice(ctx: ServiceContext, input: CreateInvoiceInput): Promise<InvoiceWithDetails> {
   const settings = await loadSettings(ctx, ctx.scope);
-  if (!settings.settlementAddress) throw badRequest("Settlement wallet is not configured");
+  if (!settings.settlementAddress) throw noSettlementWallet();
   const customerId = await requireCustomer(ctx, input.customer_id);
   const now = ctx.clock.now();
   const invoice: Invoice = {
@@ -64,8 +64,7 @@ export async function createInvoice(ctx: ServiceContext, input: CreateInvoiceInp
     quantity: item.quantity,
     unitAmount: item.unit_amount,
   }));
-  const notConfigured = () => badRequest("Settlement wallet is not configured");
-  await directSql(ctx.db).batch(newInvoiceSteps(ctx.db, invoice, items, formatInvoiceNumber, notConfigured));
+  await directSql(ctx.db).batch(newInvoiceSteps(ctx.db, invoice, items, formatInvoiceNumber, noSettlementWallet));
   return { ...invoice, items, payment: null, checkoutSession: null };
 }
 
@@ -146,9 +145,15 @@ export async function sendInvoice(ctx: ServiceContext, id: string): Promise<Invo
   const invoice = await getInvoice(ctx, id);
   const notOpen = () => conflict(`Invoice can only be sent while open (it is ${invoice.status})`);
   if (!invoiceMoves("send", invoice.status)) throw notOpen();
-  if (!invoice.customerId) throw badRequest("customer_id: the invoice has no customer to send it to");
+  if (!invoice.customerId) throw badRequest("customer_id: the invoice has no customer to send it to", { path: [], problem: "", words: "This invoice has no customer to mail it to: share its payment link instead" });
   const customer = await findCustomerInScope(ctx, invoice.customerId);
-  if (!customer?.email) throw badRequest("customer email: the invoice's customer has no email address");
+  if (!customer?.email) {
+    throw badRequest("customer email: the invoice's customer has no email address", {
+      path: [],
+      problem: "",
+      words: "The invoice's customer has no email address: add one on the customer's page, then send again",
+    });
+  }
   const mail = invoiceMail(invoice, {
     merchantName: await merchantName(ctx.db, ctx.scope),
     recipient: customer.email,

@@ -28,12 +28,19 @@ import {
 
 const NAME_MAX_LENGTH = 100;
 
+/** A Stellar account address refused: REST and the CLI name `field`; GraphQL names `path` (its argument). */
+const notAnAccount = (field: string, path: string[] = [field]) => {
+  const problem = "must be a Stellar public key (G...)";
+  return badRequest(`${field} ${problem}`, { path, problem });
+};
+
 /** A name shown to payers and in mail subjects: trimmed, one line, not empty. */
 function displayableName(field: string, value: string): string {
   const name = value.trim();
-  if (!name) throw badRequest(`${field} is required`);
-  if (name.length > NAME_MAX_LENGTH) throw badRequest(`${field} must be at most ${NAME_MAX_LENGTH} characters`);
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw badRequest(`${field} must be one line of text`);
+  const refuse = (problem: string) => badRequest(`${field} ${problem}`, { path: [field], problem });
+  if (!name) throw refuse("is required");
+  if (name.length > NAME_MAX_LENGTH) throw refuse(`must be at most ${NAME_MAX_LENGTH} characters`);
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw refuse("must be one line of text");
   return name;
 }
 
@@ -79,7 +86,7 @@ export async function setSettlementWallet(
   deps: Deps,
   input: { organizationId: string; environment: Environment; address: string },
 ) {
-  if (!isStellarAddress(input.address)) throw badRequest("address must be a Stellar public key (G...)");
+  if (!isStellarAddress(input.address)) throw notAnAccount("address");
   await requireOrganization(deps, input.organizationId);
   const entry = auditStatementIn(deps, input, operatorActor(deps), { action: "settlement_wallet.changed", resourceId: input.organizationId, detail: input.address });
   await saveSettlementAddress(deps.db, { organizationId: input.organizationId, environment: input.environment }, input.address, deps.clock.now(), [entry]);
@@ -99,7 +106,7 @@ interface MoneyChangeProof {
  */
 async function proveMoneyChange(ctx: ServiceContext, throttle: LoginThrottle, what: string, proof: MoneyChangeProof) {
   if (ctx.scope.principal.kind !== "user") throw forbidden(keyRefusal(ctx.scope.principal.role, "money", what));
-  if (!proof.password) throw badRequest("password: give your password again to make this change");
+  if (!proof.password) throw badRequest("password: give your password again to make this change", { path: ["password"], problem: "give your password again to make this change" });
   await reauthenticate(ctx, throttle, { password: proof.password, code: proof.code, address: proof.clientAddress });
 }
 
@@ -109,7 +116,7 @@ async function proveMoneyChange(ctx: ServiceContext, throttle: LoginThrottle, wh
  * transaction that makes it.
  */
 export async function setSettlementWalletInScope(ctx: ServiceContext, throttle: LoginThrottle, address: string, proof: MoneyChangeProof) {
-  if (!isStellarAddress(address)) throw badRequest("address must be a Stellar public key (G...)");
+  if (!isStellarAddress(address)) throw notAnAccount("address");
   await proveMoneyChange(ctx, throttle, "setSettlementWallet", proof);
   const actor = await actorOf(ctx);
   const change = `The ${ctx.scope.environment} settlement wallet was set to ${address}`;
@@ -122,9 +129,12 @@ export async function setSettlementWalletInScope(ctx: ServiceContext, throttle: 
 /** A credit asset as enableAsset and disableAsset take it. */
 function creditAsset(input: { code: string; issuer: string }) {
   if (!/^[A-Za-z0-9]{1,12}$/.test(input.code) || input.code === "XLM") {
-    throw badRequest("code must be 1 to 12 alphanumeric characters (XLM is always enabled)");
+    throw badRequest("code must be 1 to 12 alphanumeric characters (XLM is always enabled)", {
+      path: ["asset_code"],
+      problem: "1 to 12 letters or digits, such as USDC (XLM is always enabled)",
+    });
   }
-  if (!isStellarAddress(input.issuer)) throw badRequest("issuer must be a Stellar public key (G...)");
+  if (!isStellarAddress(input.issuer)) throw notAnAccount("issuer", ["issuer_address"]);
 }
 
 export async function enableAsset(
@@ -164,9 +174,11 @@ export async function disableAsset(
 }
 
 function checkExchangeRate(input: { currency: string; price: string }) {
-  if (!/^[A-Z]{3}$/.test(input.currency)) throw badRequest("currency must be an ISO 4217 code (3 uppercase letters)");
+  if (!/^[A-Z]{3}$/.test(input.currency)) {
+    throw badRequest("currency must be an ISO 4217 code (3 uppercase letters)", { path: ["currency"], problem: "a currency's 3-letter code in capitals, such as EUR" });
+  }
   if (!AMOUNT_PATTERN.test(input.price) || /^[0.]+$/.test(input.price)) {
-    throw badRequest("price must be a positive decimal with at most 7 places");
+    throw badRequest("price must be a positive decimal with at most 7 places", { path: ["price"], problem: "a number above 0 with up to 7 decimals, such as 0.25" });
   }
 }
 
@@ -177,8 +189,12 @@ export async function setExchangeRate(
   checkExchangeRate(input);
   await requireOrganization(deps, input.organizationId);
   const candidates = (await loadSettings(deps, input)).enabledAssets.filter((a) => a.code === input.assetCode);
-  if (candidates.length === 0) throw badRequest(`asset ${input.assetCode} is not enabled for this organization`);
-  if (candidates.length > 1) throw badRequest(`asset ${input.assetCode} is ambiguous: several issuers are enabled`);
+  if (candidates.length === 0) {
+    throw badRequest(`asset ${input.assetCode} is not enabled for this organization`, { path: ["asset_code"], problem: `${input.assetCode} is not one of your enabled assets; enable it first` });
+  }
+  if (candidates.length > 1) {
+    throw badRequest(`asset ${input.assetCode} is ambiguous: several issuers are enabled`, { path: ["asset_code"], problem: `several ${input.assetCode} assets are enabled, from different issuers` });
+  }
   await saveExchangeRate(
     deps.db,
     {

@@ -16,7 +16,6 @@ import { insertEventStatement } from "../events/events.store.ts";
 import { findCustomerInScope } from "../customers/customers.service.ts";
 import { type CreatePaymentInput, DEFAULT_EXPIRY_MINUTES, type PaymentStatus, type SourceType } from "./payments.inputs.ts";
 import { insertPaymentStatement, paymentById, paymentTotals } from "./payments.store.ts";
-import { insertSearchTermsStatement } from "./payment-search.ts";
 import { type PaymentEventType, paymentEvent } from "./payments.view.ts";
 
 /** Everything a payment row needs, checked against the organization's settings; nothing written yet. */
@@ -48,12 +47,21 @@ export interface PaymentTerms {
   expires_at: Date;
 }
 
-function requireEnabled(settings: EnvironmentSettingsView, asset: Asset, field: string): Asset {
+/** `path`: the field as the input names it (["allowed_assets", 0]); the REST message spells it allowed_assets[0]. */
+function requireEnabled(settings: EnvironmentSettingsView, asset: Asset, path: (string | number)[]): Asset {
   if (!settings.enabledAssets.some((a) => sameAsset(a, asset))) {
-    throw badRequest(`${field} ${assetKey(asset)} is not enabled for this organization`);
+    const field = path.map((part) => (typeof part === "number" ? `[${part}]` : part)).join("");
+    throw badRequest(`${field} ${assetKey(asset)} is not enabled for this organization`, { path, problem: notEnabled(asset.code) });
   }
   return asset;
 }
+
+/** A payment or invoice asked of an environment with nowhere to settle (the spec's message on REST). */
+export const noSettlementWallet = () =>
+  badRequest("Settlement wallet is not configured", { path: [], problem: "", words: "No settlement wallet yet: set the wallet payments are paid to in Settings first" });
+
+/** What a person reads about an asset not enabled (a field's phrase). */
+const notEnabled = (code: string) => `${code} is not one of your enabled assets; enable it in Settings, or choose another`;
 
 /** Stablecoins named after their currency (USDC, USDT for USD; EURC for EUR) convert 1:1 when no rate is set. */
 const isPeggedTo = (asset: Asset, currency: string) => asset.issuer !== null && asset.code.toUpperCase().startsWith(currency);
@@ -66,34 +74,49 @@ function priceIn(settings: Pick<EnvironmentSettingsView, "rates">, currency: str
 
 function convertPricing(settings: EnvironmentSettingsView, currency: string, pricingAmount: string, asset: Asset): bigint {
   const price = priceIn(settings, currency, asset);
-  if (price === null) throw badRequest(`No exchange rate for ${currency} to ${asset.code}`);
+  if (price === null) {
+    throw badRequest(`No exchange rate for ${currency} to ${asset.code}`, {
+      path: ["pricing_currency"],
+      problem: `no rate from ${currency} to ${asset.code} is set; add one in Settings, or give the amount in ${asset.code}`,
+    });
+  }
   const amount = convertToStroops(pricingAmount, price);
-  if (amount > MAX_STROOPS) throw badRequest(`pricing_amount converts to more than ${MAX_AMOUNT} ${asset.code}, the maximum amount`);
+  if (amount > MAX_STROOPS) {
+    throw badRequest(`pricing_amount converts to more than ${MAX_AMOUNT} ${asset.code}, the maximum amount`, {
+      path: ["pricing_amount"],
+      problem: `must convert to at most ${MAX_AMOUNT} ${asset.code}, the largest amount a payment can have`,
+    });
+  }
   return amount;
 }
 
 export async function requireCustomer(ctx: ServiceContext, customerId: string | null | undefined): Promise<string | null> {
   if (customerId == null) return null;
   const customer = await findCustomerInScope(ctx, customerId);
-  if (!customer) throw badRequest("customer_id does not name a customer");
+  if (!customer) throw badRequest("customer_id does not name a customer", { path: ["customer_id"], problem: "", words: "Customer: not one of your customers; pick one from the list or add a new one" });
   return customer.id;
 }
 
 export async function preparePayment(ctx: ServiceContext, terms: PaymentTerms): Promise<PaymentDraft> {
   const settings = await loadSettings(ctx, ctx.scope);
-  if (!settings.settlementAddress) throw badRequest("Settlement wallet is not configured");
+  if (!settings.settlementAddress) throw noSettlementWallet();
 
   let settlementAsset = XLM;
   if (terms.settlement_asset) {
-    settlementAsset = requireEnabled(settings, terms.settlement_asset, "settlement_asset");
+    settlementAsset = requireEnabled(settings, terms.settlement_asset, ["settlement_asset"]);
   } else if (terms.asset) {
     const named = settings.enabledAssets.filter((a) => a.code === terms.asset);
-    if (named.length === 0) throw badRequest(`asset ${terms.asset} is not enabled for this organization`);
-    if (named.length > 1) throw badRequest(`asset ${terms.asset} is ambiguous: give settlement_asset with its issuer`);
+    if (named.length === 0) throw badRequest(`asset ${terms.asset} is not enabled for this organization`, { path: ["asset"], problem: notEnabled(terms.asset) });
+    if (named.length > 1) {
+      throw badRequest(`asset ${terms.asset} is ambiguous: give settlement_asset with its issuer`, {
+        path: ["asset"],
+        problem: `several ${terms.asset} assets are enabled; choose the settlement asset with its issuer`,
+      });
+    }
     settlementAsset = named[0]!;
   }
   const allowedAssets = terms.allowed_assets
-    ? terms.allowed_assets.map((a, i) => requireEnabled(settings, a, `allowed_assets[${i}]`))
+    ? terms.allowed_assets.map((a, i) => requireEnabled(settings, a, ["allowed_assets", i]))
     : settings.enabledAssets;
 
   const pricingAmount = terms.pricing_amount ? normalizeDecimal(terms.pricing_amount) : null;
@@ -160,10 +183,7 @@ export function newPaymentWrites(
 ): { payment: Payment; statements: Statement[] } {
   const payment = newPaymentRow(ctx, draft, sourceType, now);
   const event = eventRow(ctx, payment, paymentEvent(payment, "payment.created", ctx.config.publicUrl), draft.webhookSubscriptions);
-  return {
-    payment,
-    statements: [insertPaymentStatement(ctx.db, payment), insertSearchTermsStatement(ctx.db, [payment]), insertEventStatement(ctx.db, event)],
-  };
+  return { payment, statements: [insertPaymentStatement(ctx.db, payment), insertEventStatement(ctx.db, event)] };
 }
 
 /** Writes the event of a payment's move in the caller's Prisma transaction. */
@@ -215,7 +235,7 @@ export async function getPayment(ctx: ServiceContext, id: string): Promise<Payme
  * amount of the completed ones per settlement asset (what was asked, not overpayments).
  */
 export async function dashboardTotals(ctx: ServiceContext, range: { from: Date; to: Date }) {
-  if (range.from >= range.to) throw badRequest("to must be later than from");
+  if (range.from >= range.to) throw badRequest("to must be later than from", { path: ["to"], problem: "must be later than the start (from)" });
   const [totals, settings] = await Promise.all([paymentTotals(ctx, range), loadSettings(ctx, ctx.scope)]);
   return { ...totals, inCurrencies: volumesInCurrencies(settings, totals.volumes) };
 }

@@ -33,10 +33,10 @@ import { actorOf, auditStatement, auditStatementIn, payerActor } from "../audit/
 import { eventRow } from "../events/events.service.ts";
 import { insertEventsStatement } from "../events/events.store.ts";
 import { holdLedgerPaymentForRefundStatement, payersOfPayment, releaseLedgerPaymentStatement } from "../ledger-payments/ledger-payments.store.ts";
-import { unmatchedLedgerPaymentInScope } from "../ledger-payments/unmatched-desk.ts";
+import { NOT_A_PAYMENT, unmatchedLedgerPaymentInScope } from "../ledger-payments/unmatched-desk.ts";
 import { endRefundStatement, paymentById, reserveRefundStatement } from "../payments/payments.store.ts";
 import type { CreateRefundInput, RefundDestination, RefundStatus, RefundUnmatchedInput } from "./refunds.inputs.ts";
-import { refundChanges } from "./refund-changes.ts";
+import { announceRefundChange, refundChangeNotice } from "./refund-changes.ts";
 import { insertRefundStatement, moveRefundStatement, movedRefundOf, refundById } from "./refunds.store.ts";
 import { buildRefundTransaction, checkSignedRefund, sep7TransactionUri } from "./refunds.transaction.ts";
 import { type PreparedRefundTransaction, type RefundEventType, refundEvent } from "./refunds.view.ts";
@@ -138,12 +138,20 @@ async function insertRefund(ctx: RefundContext, refund: Refund, hold: Statement)
  */
 export async function createRefund(ctx: RefundContext, input: CreateRefundInput): Promise<Refund> {
   const payment = await paymentById(ctx.db, input.payment_id);
-  if (!payment || !isInScope(payment, ctx.scope)) throw badRequest("payment_id does not name a payment");
-  if (payment.amountReceived === 0n) throw badRequest("payment_id has received nothing on the ledger: there is nothing to refund");
+  if (!payment || !isInScope(payment, ctx.scope)) throw badRequest("payment_id does not name a payment", NOT_A_PAYMENT);
+  if (payment.amountReceived === 0n) {
+    throw badRequest("payment_id has received nothing on the ledger: there is nothing to refund", { path: ["payment_id"], problem: "has received nothing on the ledger: there is nothing to refund" });
+  }
   const refundable = refundableOf(payment);
-  if (refundable === 0n) throw badRequest("payment_id has nothing left to refund: what it received is refunded or being refunded");
+  if (refundable === 0n) {
+    throw badRequest("payment_id has nothing left to refund: what it received is refunded or being refunded", {
+      path: ["payment_id"],
+      problem: "has nothing left to refund: what it received is refunded or being refunded",
+    });
+  }
   const amount = input.amount ?? refundable;
-  const tooMuch = (left: bigint) => badRequest(`amount must be at most ${formatStroops(left)}, what remains refundable on this payment`);
+  const tooMuch = (left: bigint) =>
+    badRequest(`amount must be at most ${formatStroops(left)}, what remains refundable on this payment`, { path: ["amount"], problem: `must be at most ${formatStroops(left)}, what remains refundable on this payment` });
   if (amount > refundable) throw tooMuch(refundable);
 
   const source = ctx.ledger.sourceFor(payment.networkPassphrase);
@@ -163,7 +171,9 @@ export async function createRefund(ctx: RefundContext, input: CreateRefundInput)
 export async function refundUnmatchedLedgerPayment(ctx: RefundContext, input: RefundUnmatchedInput): Promise<Refund> {
   const unmatched = await unmatchedLedgerPaymentInScope(ctx, input.operation_id);
   const amount = input.amount ?? unmatched.amount;
-  if (amount > unmatched.amount) throw badRequest(`amount must be at most ${formatStroops(unmatched.amount)}, what arrived`);
+  if (amount > unmatched.amount) {
+    throw badRequest(`amount must be at most ${formatStroops(unmatched.amount)}, what arrived`, { path: ["amount"], problem: `must be at most ${formatStroops(unmatched.amount)}, what arrived` });
+  }
   const source = ctx.ledger.sourceFor(unmatched.networkPassphrase);
   const { status, destination } = await resolveDestination(source, input.destination, async () => [unmatched.sourceAccount]);
   const refund = newRefundRow(
@@ -225,8 +235,8 @@ async function endRefund(deps: Pick<RefundDeps, "db" | "clock" | "ids" | "config
  * screens (refund-changes.ts); returns the refund as moved.
  */
 async function runMove(deps: Pick<RefundDeps, "db" | "config">, refund: Refund, steps: BatchStep[]): Promise<Refund> {
-  const results = await directSql(deps.db).batch([...steps, ...refundChanges.notices(deps, [refund])]);
-  refundChanges.announce(deps.db, [refund]);
+  const results = await directSql(deps.db).batch([...steps, ...refundChangeNotice(deps, refund)]);
+  announceRefundChange(deps.db, refund);
   return movedRefundOf(deps.db, results[0]!.rows);
 }
 

@@ -38,7 +38,7 @@ export async function inviteUser(ctx: ServiceContext, input: { email: string; ro
   const [existing, inviter, organization] = await Promise.all([userByEmail(ctx.db, email), userById(ctx.db, principal.id), findOrganization(ctx.db, ctx.scope.organizationId)]);
   if (!inviter || !organization) throw forbidden("Your session's user or organization no longer exists");
   // The caller sees their own team: telling them says nothing new.
-  if (existing?.organizationId === ctx.scope.organizationId) throw conflict(`email ${email} is already on your team`);
+  if (existing?.organizationId === ctx.scope.organizationId) throw conflict(`email ${email} is already on your team`, { path: ["email"], problem: `${email} is already on your team; change their role on the Team screen instead` });
   const token = newToken();
   const now = ctx.clock.now();
   const invitation: Invitation = {

@@ -11,7 +11,7 @@ import { revokeOtherSessionsStatement } from "./dashboard-sessions.store.ts";
 import { hashToken, newToken } from "./link-tokens.ts";
 import { hashPassword } from "./passwords.ts";
 import { endPasswordResetsStatement, insertPasswordResetStatement, passwordResetByTokenHash, resetsRequestedSince, usePasswordResetStatement } from "./password-resets.store.ts";
-import { checkNewPassword } from "./users.service.ts";
+import { checkNewPassword, normalizeEmail } from "./users.service.ts";
 import { setPasswordHashStatement, userByEmail, userById } from "./users.store.ts";
 
 export const PASSWORD_RESET_TTL_MS = 60 * 60 * 1000;
@@ -20,7 +20,8 @@ export const RESETS_PER_HOUR = 3;
 
 /** Mails a reset link when `email` is a user's and the throttle allows; answers nothing either way. */
 export async function requestPasswordReset(deps: Deps, email: string): Promise<void> {
-  const user = await userByEmail(deps.db, email.trim().toLowerCase());
+  // A mistyped address is said at once; a well-formed one is answered the same whether or not it is a user's.
+  const user = await userByEmail(deps.db, normalizeEmail(email));
   if (!user) return;
   const now = deps.clock.now();
   if ((await resetsRequestedSince(deps.db, user.id, new Date(now.getTime() - 60 * 60 * 1000))) >= RESETS_PER_HOUR) return;
@@ -46,10 +47,13 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
   await typedSql(deps.db).direct.batch([insertPasswordResetStatement(deps.db, reset), queueMailStatement(deps, scope, mail)]);
 }
 
+/** The link's token is no field a person types: GraphQL says what is wrong with the link itself. */
+const linkRefusal = (message: string, words: string) => badRequest(message, { path: [], problem: "", words });
+
 const refusal = (reset: PasswordReset | null, now: Date) => {
-  if (!reset) return badRequest("token is not a valid password reset link");
-  if (reset.usedAt) return badRequest("token: this link has already been used; ask for a new one");
-  if (reset.expiresAt <= now) return badRequest("token: this link has expired; ask for a new one");
+  if (!reset) return linkRefusal("token is not a valid password reset link", "This is not a password reset link: copy the whole link from the mail, or ask for a new one");
+  if (reset.usedAt) return linkRefusal("token: this link has already been used; ask for a new one", "This link has already been used: ask for a new one");
+  if (reset.expiresAt <= now) return linkRefusal("token: this link has expired; ask for a new one", "This link has expired (links work for 1 hour): ask for a new one");
   return null;
 };
 

@@ -101,7 +101,7 @@ export async function reauthenticate(ctx: ServiceContext, throttle: LoginThrottl
  */
 export async function reauthenticateSessionUser(ctx: ServiceContext, throttle: LoginThrottle, input: { password?: string | null; code?: string | null; address: string }) {
   if (ctx.scope.principal.kind !== "user") return;
-  if (!input.password) throw badRequest("password: give your password again to make this change");
+  if (!input.password) throw badRequest("password: give your password again to make this change", { path: ["password"], problem: "give your password again to make this change" });
   await reauthenticate(ctx, throttle, { password: input.password, code: input.code, address: input.address });
 }
 

@@ -27,12 +27,12 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** An email as stored: trimmed and lower-cased; BAD_REQUEST naming the field when it is not an address. */
 export function normalizeEmail(email: string, field = "email"): string {
   const normalized = email.trim().toLowerCase();
-  if (normalized.length > 254 || !EMAIL_PATTERN.test(normalized)) throw badRequest(`${field} must be an email address`);
+  if (normalized.length > 254 || !EMAIL_PATTERN.test(normalized)) throw badRequest(`${field} must be an email address`, { path: [field], problem: "must be a valid email address" });
   return normalized;
 }
 
 export function parseRole(role: string, field = "role"): Role {
-  if (!isRole(role)) throw badRequest(`${field} must be one of ${ROLES.join(", ")}`);
+  if (!isRole(role)) throw badRequest(`${field} must be one of ${ROLES.join(", ")}`, { path: [field], problem: `must be one of ${ROLES.join(", ")}` });
   return role;
 }
 

@@ -49,10 +49,15 @@ export const isLive = (endpoint: Pick<WebhookEndpoint, "enabled" | "deletedAt">)
 /** https in production; never a private address, in either environment, unless the operator allows it. */
 async function checkTarget(ctx: ServiceContext, url: string): Promise<void> {
   const parsed = new URL(url);
-  if (ctx.scope.environment === "production" && parsed.protocol !== "https:") throw badRequest("url must use https");
+  if (ctx.scope.environment === "production" && parsed.protocol !== "https:") throw badRequest("url must use https", { path: ["url"], problem: "must start with https:// (production events are sent over https only)" });
   if (ctx.config.webhookAllowPrivate) return;
   const forbidden = await findPrivateAddress(parsed.hostname);
-  if (forbidden) throw badRequest(`url must not point to a private, loopback or link-local address (${forbidden})`);
+  if (forbidden) {
+    throw badRequest(`url must not point to a private, loopback or link-local address (${forbidden})`, {
+      path: ["url"],
+      problem: `must be a public address on the internet; ${forbidden} is private, loopback or link-local`,
+    });
+  }
 }
 
 export async function createWebhookEndpoint(ctx: ServiceContext, input: CreateWebhookEndpointInput): Promise<EndpointWithSecret> {
