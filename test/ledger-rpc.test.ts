@@ -11,7 +11,10 @@ import { enableAsset } from "../src/modules/organizations/organizations.service.
 import { serve } from "../src/server.ts";
 import { captureLog } from "./support/captured-log.ts";
 import { fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
+import { paymentsApi } from "./support/payments-api.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
+
+type Payments = ReturnType<typeof paymentsApi>;
 
 let t: TestApp;
 let merchant: Merchant;
@@ -20,18 +23,14 @@ let network: SimulatedNetwork;
 beforeAll(async () => {
   t = await startTestApp({ workers: true, env: { LEDGER: "simulated", LEDGER_API: "rpc", SIM_LEDGER_CLOSE_MS: "100", STELLAR_RPC_POLL_MS: "100" } });
   merchant = await t.createMerchant();
+  ({ createPayment, waitForStatus } = paymentsApi(t, merchant.sandboxKey));
   network = t.app.ledger.simulatedNetwork(Networks.TESTNET)!;
   await network.fund(merchant.wallet.publicKey());
 });
 afterAll(() => t.close());
 
-async function createPayment(body: Record<string, unknown>) {
-  const res = await t.api("POST", "/payments", { key: merchant.sandboxKey, body });
-  expect(res.status).toBe(201);
-  return res.body;
-}
-const readPayment = async (id: string) => (await t.api("GET", `/payments/${id}`, { key: merchant.sandboxKey })).body;
-const waitForStatus = (id: string, status: string) => waitFor(() => readPayment(id), (p) => p.status === status);
+let createPayment: Payments["createPayment"];
+let waitForStatus: Payments["waitForStatus"];
 const contractAddress = () => StrKey.encodeContract(randomBytes(32));
 
 describe("the service on Stellar RPC", () => {

@@ -6,7 +6,10 @@ import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
 import { LATE_WINDOW_MS } from "../src/modules/payments/payment-states.ts";
 import { expectCompletionSnapshots } from "./ledger/completion-events.ts";
 import { type Wallet, fundedPayer, payOp, signedTransaction, submit, startLedgerWorld, waitFor } from "./support/ledger.ts";
+import { paymentsApi } from "./support/payments-api.ts";
 import type { Merchant, TestApp } from "./support/test-app.ts";
+
+type Payments = ReturnType<typeof paymentsApi>;
 
 let t: TestApp;
 let merchant: Merchant;
@@ -17,17 +20,13 @@ let usdc: Asset;
 // 1 USDC costs 5 XLM on the order book.
 beforeAll(async () => {
   ({ t, merchant, network, wallet, usdc } = await startLedgerWorld("5"));
+  ({ createPayment, readPayment, waitForStatus } = paymentsApi(t, merchant.sandboxKey));
 });
 afterAll(() => t.close());
 
-async function createPayment(body: Record<string, unknown>) {
-  const res = await t.api("POST", "/payments", { key: merchant.sandboxKey, body });
-  expect(res.status).toBe(201);
-  return res.body;
-}
-
-const readPayment = async (id: string) => (await t.api("GET", `/payments/${id}`, { key: merchant.sandboxKey })).body;
-const waitForStatus = (id: string, status: string) => waitFor(() => readPayment(id), (p) => p.status === status);
+let createPayment: Payments["createPayment"];
+let readPayment: Payments["readPayment"];
+let waitForStatus: Payments["waitForStatus"];
 const waitForReceived = (id: string, amount: string) => waitFor(() => readPayment(id), (p) => p.amount_received === amount);
 const usdcRef = () => ({ asset_code: "USDC", issuer_address: usdc.getIssuer() });
 
