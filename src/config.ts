@@ -27,6 +27,8 @@ const envSchema = z.object({
   LEDGER_API: z.enum(["horizon", "rpc"]).optional(),
   // How often Stellar RPC's getEvents is polled once caught up (ledgers close every ~5 s on Stellar).
   STELLAR_RPC_POLL_MS: z.coerce.number().int().min(50).default(1000),
+  // An RPC call unanswered this long has failed (a hung node must not stall the stream); retried with backoff.
+  STELLAR_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   SIM_LEDGER_CLOSE_MS: z.coerce.number().int().min(10).default(1000),
   RATE_LIMIT_LIVE: requestsPerSecond.default(100),
   RATE_LIMIT_SANDBOX: requestsPerSecond.default(25),
@@ -92,6 +94,8 @@ export interface Config {
   ledgerApis: Record<"testnet" | "public", { api: "horizon" } | { api: "rpc"; rpcUrl: string; horizonUrl: string | null }>;
   /** how often Stellar RPC is polled for new events once caught up */
   rpcPollMs: number;
+  /** how long a Stellar RPC call may take before it counts as failed */
+  rpcTimeoutMs: number;
   simLedgerCloseMs: number;
   /** per second: per API key (live, sandbox) and per address of anonymous callers (public); 0 is off */
   rateLimits: { live: number; sandbox: number; public: number };
@@ -180,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     horizonUrls: { testnet: e.HORIZON_TESTNET_URL ?? "https://horizon-testnet.stellar.org", public: e.HORIZON_PUBLIC_URL ?? "https://horizon.stellar.org" },
     ledgerApis: { testnet: apiOf(e.STELLAR_RPC_TESTNET_URL, e.HORIZON_TESTNET_URL), public: apiOf(e.STELLAR_RPC_URL, e.HORIZON_PUBLIC_URL) },
     rpcPollMs: e.STELLAR_RPC_POLL_MS,
+    rpcTimeoutMs: e.STELLAR_RPC_TIMEOUT_MS,
     simLedgerCloseMs: e.SIM_LEDGER_CLOSE_MS,
     rateLimits: { live: e.RATE_LIMIT_LIVE, sandbox: e.RATE_LIMIT_SANDBOX, public: e.RATE_LIMIT_PUBLIC },
     webhookRetryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS.split(",").map(Number),

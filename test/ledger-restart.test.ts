@@ -32,13 +32,17 @@ const settlement = Keypair.random();
 let apiKey: string;
 const clock = new TestClock();
 
-/** `networkUrl`: where the simulated network is served (its Horizon and its RPC below it). */
-async function startApp(networkUrl = networkServer.url, url = databaseUrl): Promise<RunningApp> {
+/**
+ * `networkUrl`: where the simulated network is served (its Horizon and its RPC below it); `api`: the
+ * one the app reaches it by (the one under test unless given).
+ */
+async function startApp(networkUrl = networkServer.url, url = databaseUrl, api?: "horizon" | "rpc"): Promise<RunningApp> {
+  const reach = api === undefined ? testnetEnv(networkUrl) : api === "rpc" ? { STELLAR_RPC_TESTNET_URL: `${networkUrl}/rpc` } : { HORIZON_TESTNET_URL: `${networkUrl}/horizon` };
   const config = loadConfig({
     DATABASE_URL: url,
     PUBLIC_URL: "http://pay.example.test",
     LEDGER: "horizon",
-    ...testnetEnv(networkUrl),
+    ...reach,
     RATE_LIMIT_SANDBOX: "0",
     LOG_LEVEL: "silent",
   });
@@ -126,6 +130,44 @@ describe("restarting the service", () => {
     expect(await db.ledgerPayment.count({ where: { account: settlement.publicKey(), paymentId: { not: null } } })).toBe(4);
     await second.stop();
   });
+
+  it("switched from Horizon to Stellar RPC and back across restarts: the cursor carries over, nothing missed, nothing counted twice", async () => {
+    const payer = await fundedPayer(wallet);
+    const pay = async (payment: any) => {
+      const sent = await submit(wallet, await signedTransaction(wallet, payer, [payOp(payment.payment_instructions.muxed_destination, payment.amount)]));
+      expect(sent.codes).toBeUndefined();
+      return sent.hash!;
+    };
+    const onHorizon = await startApp(networkServer.url, databaseUrl, "horizon");
+    const payments = [];
+    for (const amount of ["1", "2", "3", "4"]) payments.push(await api(onHorizon, "POST", "/payments", { amount }));
+    const [a, b, c, d] = payments;
+    const completed = (running: RunningApp, payment: any) => waitFor(() => api(running, "GET", `/payments/${payment.id}`), (p) => p.status === "completed", 20_000);
+    await pay(a);
+    await completed(onHorizon, a);
+    await onHorizon.stop();
+
+    // Down; back on Stellar RPC: its stream starts where Horizon's paging token left off.
+    await pay(b);
+    const onRpc = await startApp(networkServer.url, databaseUrl, "rpc");
+    await completed(onRpc, b);
+    await pay(c);
+    await completed(onRpc, c);
+    await onRpc.stop();
+
+    // Down; back on Horizon: its stream starts where RPC's event cursor left off.
+    await pay(d);
+    const back = await startApp(networkServer.url, databaseUrl, "horizon");
+    await completed(back, d);
+
+    const db = back.database.db;
+    const ids = payments.map((p) => p.id);
+    for (const id of ids) expect(await db.event.count({ where: { resourceId: id, type: "payment.completed" } })).toBe(1);
+    // Each payment's operation recorded once, under one API's id or the other's, and each received exactly its amount.
+    expect(await db.ledgerPayment.count({ where: { paymentId: { in: ids } } })).toBe(4);
+    for (const p of payments) expect((await api(back, "GET", `/payments/${p.id}`)).amount_received).toBe(p.amount);
+    await back.stop();
+  }, 90_000);
 
   it("with two processes at once, each payment still completes exactly once", async () => {
     const one = await startApp();

@@ -3,6 +3,7 @@
 import { Asset as SdkAsset, Horizon, MuxedAccount, NotFoundError, TransactionBuilder } from "@stellar/stellar-sdk";
 import { type Asset, XLM, isNative } from "../shared/assets.ts";
 import { streamRecords } from "./horizon-stream.ts";
+import { pagingTokenOfEventCursor } from "./rpc-events.ts";
 import { formatStroops, toStroops } from "../shared/money.ts";
 import type {
   ClaimableBalanceStreamHandlers,
@@ -87,6 +88,8 @@ export class HorizonSource implements LedgerSource {
   }
 
   streamPayments(cursor: string, handlers: PaymentStreamHandlers) {
+    // An RPC cursor: the network was watched through Stellar RPC before (the operator switched).
+    cursor = pagingTokenOfEventCursor(cursor) ?? cursor;
     // Not joined with the transactions: each record would carry its whole envelope, for every
     // operation of the network; the few wanted records needing a memo fetch theirs.
     return this.streamInBatches("payments", cursor, handlers.onError, async (batch, isClosed) => {

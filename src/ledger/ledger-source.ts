@@ -100,6 +100,14 @@ export class LedgerSourceFatalError extends Error {
 
 export const isFatal = (error: unknown): error is LedgerSourceFatalError => (error as { fatal?: unknown } | null)?.fatal === true;
 
+/** The fatal fault behind `error`: itself, or the cause of the UNAVAILABLE a caller was told (unreachable-network.ts). */
+export function fatalFaultOf(error: unknown): LedgerSourceFatalError | null {
+  for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isFatal(e)) return e;
+  }
+  return null;
+}
+
 export interface ClaimableBalanceStreamHandlers {
   /** the claimable balances created since the previous call, in ledger order; the next call waits for the returned promise */
   onRecords(records: LedgerPaymentRecord[]): Promise<void>;

@@ -20,7 +20,7 @@ import { RpcSource } from "./rpc-source.ts";
 import type { LedgerNetworks, LedgerSource } from "./ledger-source.ts";
 import { SimulatedNetwork } from "./simulated/index.ts";
 import { createLedgerStreamer } from "./streamer.ts";
-import { createOutageReport } from "./outage-report.ts";
+import { type OutageReport, createOutageReport } from "./outage-report.ts";
 import { reportingUnreachable } from "./unreachable-network.ts";
 
 const SIMULATED_PATH = "/_sim";
@@ -62,6 +62,8 @@ export function createLedger(deps: Deps & { logger: Logger }, onEventsCommitted?
       : null;
   let baseUrl = config.publicUrl;
   const sources = new Map<string, LedgerSource>();
+  /** network -> its outage report: its source's callers and its stream say an outage once between them */
+  const outages = new Map<string, OutageReport>();
 
   function sourceFor(networkPassphrase: string): LedgerSource {
     let source = sources.get(networkPassphrase);
@@ -74,23 +76,26 @@ export function createLedger(deps: Deps & { logger: Logger }, onEventsCommitted?
       const mount = `${baseUrl}${testnet ? SIMULATED_PATH : SIMULATED_PUBLIC_PATH}`;
       made =
         reach.api === "rpc"
-          ? new RpcSource({ url: `${mount}/rpc`, networkPassphrase, friendbotUrl: `${mount}/friendbot`, logger: deps.logger, pollMs: config.rpcPollMs })
+          ? new RpcSource({ url: `${mount}/rpc`, networkPassphrase, friendbotUrl: `${mount}/friendbot`, logger: deps.logger, pollMs: config.rpcPollMs, requestTimeoutMs: config.rpcTimeoutMs })
           : new HorizonSource({ url: `${mount}/horizon`, networkPassphrase, friendbotUrl: `${mount}/friendbot` });
     } else if (reach.api === "rpc") {
       // Friendbot: the node's getNetwork names it on test networks.
-      made = new RpcSource({ url: reach.rpcUrl, horizonUrl: reach.horizonUrl, networkPassphrase, logger: deps.logger, pollMs: config.rpcPollMs });
+      made = new RpcSource({ url: reach.rpcUrl, horizonUrl: reach.horizonUrl, networkPassphrase, logger: deps.logger, pollMs: config.rpcPollMs, requestTimeoutMs: config.rpcTimeoutMs });
     } else {
       made = testnet
         ? new HorizonSource({ url: config.horizonUrls.testnet, networkPassphrase, friendbotUrl: TESTNET_FRIENDBOT })
         : new HorizonSource({ url: config.horizonUrls.public, networkPassphrase });
     }
-    source = reportingUnreachable(made, createOutageReport(deps, made.url, undefined, made.api));
+    const outage = createOutageReport(deps, made.url, undefined, made.api);
+    outages.set(networkPassphrase, outage);
+    source = reportingUnreachable(made, outage);
     sources.set(networkPassphrase, source);
     return source;
   }
 
   const locks = createNetworkLocks(config, deps.logger);
-  const streamer = createLedgerStreamer(deps, { sourceFor, locks, onEventsCommitted });
+  const outageReportFor = (networkPassphrase: string) => (sourceFor(networkPassphrase), outages.get(networkPassphrase)!);
+  const streamer = createLedgerStreamer(deps, { sourceFor, locks, onEventsCommitted, outageReportFor });
   const sweeper = createExpirySweeper(deps, { onEventsCommitted });
 
   return {

@@ -180,3 +180,21 @@ export function eventIdOf(ledger: number, transactionOrder: number, operationInd
   const toid = (BigInt(ledger) << 32n) | (BigInt(transactionOrder) << 12n) | BigInt(operationIndex);
   return `${toid.toString().padStart(19, "0")}-${String(index).padStart(10, "0")}`;
 }
+
+// Switching a network between Horizon and RPC: both count in TOIDs, but Horizon numbers a
+// transaction's operations from 1 (0 is the transaction) and RPC's event ids from 0. A cursor
+// converts exactly, so that nothing paid is skipped and nothing counted is counted again (the same
+// operation has different ids on the two APIs: the verifier could not tell it was seen).
+
+/** A Horizon paging token -> the RPC cursor right after that operation's events; null for anything else ("now", "0"). */
+export function eventCursorOfPagingToken(token: string): string | null {
+  if (!/^\d{1,19}$/.test(token) || BigInt(token) === 0n) return null;
+  // Event index 4294967294: getEvents resumes at index + 1, and stellar-rpc's uint32 index wraps past 4294967295.
+  return `${(BigInt(token) - 1n).toString().padStart(19, "0")}-4294967294`;
+}
+
+/** An RPC cursor -> the Horizon paging token after its operation; null when it is not an event id. */
+export function pagingTokenOfEventCursor(cursor: string): string | null {
+  const match = EVENT_ID.exec(cursor);
+  return match ? (BigInt(match[1]!) + 1n).toString() : null;
+}

@@ -25,8 +25,6 @@ import { streamAssetEvents } from "./rpc-stream.ts";
 
 /** SEP-29's account data entry: "1" when the account must be paid with a memo. */
 const MEMO_REQUIRED_KEY = "config.memo_required";
-/** An RPC call unanswered this long has failed (a hung node must not stall the stream). */
-const REQUEST_TIMEOUT_MS = 15_000;
 /** A submitted transaction not final after this long is reported as not answered (its fate is read later). */
 const SUBMIT_DEADLINE_MS = 60_000;
 
@@ -40,6 +38,8 @@ export interface RpcSourceOptions {
   friendbotUrl?: string;
   /** how often getEvents is asked for new events once the stream has caught up */
   pollMs?: number;
+  /** an RPC call unanswered this long has failed (a hung node must not stall the stream); default 15 s */
+  requestTimeoutMs?: number;
 }
 
 type Raw = Record<string, any>;
@@ -97,7 +97,7 @@ export class RpcSource implements LedgerSource {
     this.url = displayedUrl(options.url);
     this.server = new rpc.Server(options.url, { allowHttp: options.url.startsWith("http:") });
     // rpc.Server takes no timeout option: its HTTP client (axios) does.
-    this.server.httpClient.defaults.timeout = REQUEST_TIMEOUT_MS;
+    this.server.httpClient.defaults.timeout = options.requestTimeoutMs ?? 15_000;
     this.horizon = options.horizonUrl ? new HorizonSource({ url: options.horizonUrl, networkPassphrase: options.networkPassphrase }) : null;
   }
 

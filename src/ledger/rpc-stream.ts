@@ -16,6 +16,7 @@ import {
   type AssetEvent,
   type AssetMovement,
   cursorBeforeLedger,
+  eventCursorOfPagingToken,
   eventIdOf,
   isEventId,
   ledgerOfEventId,
@@ -36,8 +37,8 @@ export interface RpcNode {
 const PAGE_LIMIT = 2_000;
 /** The most events verified in one database transaction, as the Horizon stream does. */
 const MAX_BATCH = 200;
-/** Ledgers inside the node's window a stream resumes at after a gap: the window's end moves on meanwhile. */
-const WINDOW_MARGIN_LEDGERS = 2;
+/** Ledgers inside getEvents' window a stream resumes at after a gap: the window's oldest end moves on meanwhile. */
+const WINDOW_MARGIN_LEDGERS = 10;
 /** Recent ledgers read for a classic payment that shows whether the node emits classic events. */
 const PROBE_LEDGERS = 100;
 const CLASSIC_PAYMENT_OPERATIONS = new Set(["payment", "pathPaymentStrictReceive", "pathPaymentStrictSend", "createAccount", "accountMerge"]);
@@ -57,15 +58,22 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener("abort", stop, { once: true });
   });
 
-const eventFromRaw = (raw: Raw): AssetEvent => {
+/** An event of getEvents' answer; null when its topics are not XDR (a node's or a proxy's fault). */
+const eventFromRaw = (raw: Raw): AssetEvent | null => {
   let value: xdr.ScVal | undefined;
+  let topics: xdr.ScVal[];
+  try {
+    topics = ((raw.topic ?? []) as string[]).map((topic) => xdr.ScVal.fromXDR(topic, "base64"));
+  } catch {
+    return null;
+  }
   return {
     id: String(raw.id),
     ledger: Number(raw.ledger),
     ledgerClosedAt: String(raw.ledgerClosedAt),
     txHash: String(raw.txHash),
     contractId: String(raw.contractId ?? ""),
-    topics: ((raw.topic ?? []) as string[]).map((topic) => xdr.ScVal.fromXDR(topic, "base64")),
+    topics,
     value: () => (value ??= xdr.ScVal.fromXDR(String(raw.value), "base64")),
   };
 };
@@ -107,17 +115,18 @@ function eventsOfTransactions(transactions: Raw[]): AssetEvent[] {
 
 
 /**
- * Whether the node emits events for classic operations: a recent successful classic payment carries
- * its transfer event. Null when no classic payment is in the recent ledgers to tell.
+ * Whether the node emits events for classic operations: the most recent successful classic payment
+ * among the first page of recent ledgers carries its transfer event (the node's setting may have
+ * changed since older ones). Null when no classic payment is there to tell.
  */
 export async function emitsClassicEvents(source: RpcNode): Promise<boolean | null> {
   const health = (await source.server.getHealth()) as unknown as Raw;
   const latest = Number(health.latestLedger);
-  // A few ledgers inside the window: its oldest end moves on while we ask.
-  const startLedger = Math.max(Number(health.oldestLedger ?? 1) + 10, latest - PROBE_LEDGERS, 1);
+  // Two ledgers inside the window: its oldest end moves on (a ledger every 5 s) while we ask.
+  const startLedger = Math.max(Number(health.oldestLedger ?? 1) + 2, latest - PROBE_LEDGERS, 1);
   if (startLedger > latest) return null;
   const page = (await source.server._getTransactions({ startLedger, pagination: { limit: 200 } })) as unknown as Raw;
-  for (const tx of (page.transactions ?? []) as Raw[]) {
+  for (const tx of ((page.transactions ?? []) as Raw[]).reverse()) {
     if (tx.status !== "SUCCESS" || !tx.envelopeXdr) continue;
     let parsed = TransactionBuilder.fromXDR(tx.envelopeXdr, source.networkPassphrase);
     if (parsed instanceof FeeBumpTransaction) parsed = parsed.innerTransaction;
@@ -199,46 +208,77 @@ export function streamAssetEvents(source: RpcNode, cursor: string, handlers: Pay
     }
   }
 
+  /** getEvents' window (it may be shorter than getHealth's, which is the transactions'). */
+  async function eventsWindow(): Promise<{ oldest: number; latest: number }> {
+    const health = (await source.server.getHealth()) as unknown as Raw;
+    const latest = Number(health.latestLedger);
+    const probe = (await source.server._getEvents({ filters: [], startLedger: latest, limit: 1 })) as unknown as Raw;
+    return { oldest: Number(probe.oldestLedger ?? health.oldestLedger), latest };
+  }
+
   /**
-   * The ledgers from the cursor's to `eventsOldest`, which getEvents no longer has: read from
-   * getTransactions when the node still has them all (its window is usually the same as getEvents',
-   * so usually it has not), and one warning naming the ledgers lost.
+   * The ledgers from the cursor's up to a little inside getEvents' window, which no longer has them:
+   * read from getTransactions as far back as the node still has transactions, with one warning
+   * naming the gap and the ledgers lost (those older than the transactions' window too). Returns
+   * the cursor getEvents resumes from.
    */
-  async function catchUp(from: string, eventsOldest: number): Promise<string> {
+  async function catchUp(from: string, window: { oldest: number; latest: number }): Promise<string> {
+    const eventsOldest = window.oldest;
     const fromLedger = Math.max(1, ledgerOfEventId(from));
+    const transactionsOldest = Number(((await source.server.getHealth()) as unknown as Raw).oldestLedger ?? eventsOldest);
+    // The window's oldest end moves on while we read: getEvents resumes a little inside it.
+    const resumeLedger = Math.min(eventsOldest + WINDOW_MARGIN_LEDGERS, window.latest);
+    const readFrom = Math.max(fromLedger, transactionsOldest);
     let position = from;
-    let caughtUp = false;
+    let lostFrom = fromLedger;
+    let lostTo = readFrom - 1;
     try {
-      let page = (await source.server._getTransactions({ startLedger: fromLedger, pagination: { limit: 200 } })) as unknown as Raw;
-      for (;;) {
-        const transactions = ((page.transactions ?? []) as Raw[]).filter((tx) => Number(tx.ledger) < eventsOldest);
-        const events = eventsOfTransactions(transactions).filter((event) => event.id > position);
-        if (events.length > 0) {
-          await handOver(events, events.at(-1)!.id, events.at(-1)!.ledger);
-          position = events.at(-1)!.id;
+      if (readFrom < resumeLedger) {
+        let page = (await source.server._getTransactions({ startLedger: readFrom, pagination: { limit: 200 } })) as unknown as Raw;
+        for (;;) {
+          const all = (page.transactions ?? []) as Raw[];
+          const transactions = all.filter((tx) => Number(tx.ledger) < resumeLedger);
+          const events = eventsOfTransactions(transactions).filter((event) => event.id > position);
+          if (events.length > 0) {
+            await handOver(events, events.at(-1)!.id, events.at(-1)!.ledger);
+            position = events.at(-1)!.id;
+          }
+          if (all.length === 0 || Number(all.at(-1)!.ledger) >= resumeLedger - 1 || abort.signal.aborted) break;
+          page = (await source.server._getTransactions({ pagination: { cursor: page.cursor, limit: 200 } })) as unknown as Raw;
         }
-        const all = (page.transactions ?? []) as Raw[];
-        if (all.length === 0 || Number(all.at(-1)!.ledger) >= eventsOldest || abort.signal.aborted) break;
-        page = (await source.server._getTransactions({ pagination: { cursor: page.cursor, limit: 200 } })) as unknown as Raw;
       }
-      caughtUp = true;
     } catch (error) {
-      logger.debug("getTransactions does not reach the saved cursor either", { reason: (error as Error).message });
+      if (abort.signal.aborted) throw error;
+      // The node answers transactions no further back than it said: all of the gap is lost.
+      logger.debug("getTransactions does not reach the saved cursor", { reason: (error as Error).message });
+      [lostFrom, lostTo] = [fromLedger, resumeLedger - 1];
     }
-    // The window's oldest end moves on while we read: the stream resumes a little inside it, and
-    // what that passes over counts as lost too.
-    const nowOldest = Number(((await source.server.getHealth()) as unknown as Raw).oldestLedger ?? eventsOldest);
-    const resumeLedger = Math.max(eventsOldest, nowOldest + WINDOW_MARGIN_LEDGERS);
-    const lostFrom = caughtUp ? eventsOldest : fromLedger;
-    const lost = resumeLedger - lostFrom;
-    logger.warn(
-      lost > 0
-        ? `Stellar RPC ${source.url} no longer has ledgers ${lostFrom}-${resumeLedger - 1} (${lost} ledgers) after the saved cursor: payments in them are not seen by this service; check them on a full-history source and complete them by hand`
-        : `Stellar RPC ${source.url}: the saved cursor (ledger ${fromLedger}) is older than getEvents' window (from ledger ${eventsOldest}); the ledgers between were read from getTransactions`,
-      { network: source.networkPassphrase, cursorLedger: fromLedger, oldestLedger: eventsOldest, lostLedgers: Math.max(0, lost) },
-    );
+    const lost = Math.max(0, lostTo - lostFrom + 1);
+    const gap = { network: source.networkPassphrase, cursorLedger: fromLedger, oldestLedger: eventsOldest, gapLedgers: eventsOldest - fromLedger, lostLedgers: lost };
+    if (lost > 0) {
+      logger.warn(
+        `Stellar RPC ${source.url} no longer has ledgers ${lostFrom}-${lostTo} (${lost} ledgers) after the saved cursor: payments in them are not seen by this service; check them on a full-history source and complete them by hand`,
+        gap,
+      );
+    } else {
+      logger.warn(
+        `Stellar RPC ${source.url}: the saved cursor (ledger ${fromLedger}) is ${gap.gapLedgers} ledgers older than getEvents' window (from ledger ${eventsOldest}); ledgers ${fromLedger}-${resumeLedger - 1} were read from getTransactions`,
+        gap,
+      );
+    }
     const resume = cursorBeforeLedger(resumeLedger);
     return position > resume ? position : resume;
+  }
+
+  /** A page's events; one that cannot be read is skipped with a warning naming it, and the rest go on. */
+  function readableEvents(raw: Raw[]): AssetEvent[] {
+    const events: AssetEvent[] = [];
+    for (const item of raw) {
+      const event = eventFromRaw(item);
+      if (event) events.push(event);
+      else logger.warn("Stellar RPC event not understood (its topics are not XDR); skipped", { event: String(item.id), tx: String(item.txHash) });
+    }
+    return events;
   }
 
   async function run() {
@@ -249,18 +289,22 @@ export function streamAssetEvents(source: RpcNode, cursor: string, handlers: Pay
         `Stellar RPC ${source.url} emits no events for classic operations (stellar-core's EMIT_CLASSIC_EVENTS is off, or the network is before protocol 23): no payment would be seen; this network is stopped. Use a node that emits them, or Horizon`,
       );
     }
-    const health = (await source.server.getHealth()) as unknown as Raw;
-    const oldest = Number(health.oldestLedger);
-    let position = isEventId(cursor) ? cursor : cursorBeforeLedger(oldest);
-    if (ledgerOfEventId(position) < oldest && position !== cursorBeforeLedger(oldest)) position = await catchUp(position, oldest);
+    const window = await eventsWindow();
+    // A Horizon paging token: the network was watched through Horizon before (the operator switched).
+    const start = eventCursorOfPagingToken(cursor) ?? cursor;
+    let position = isEventId(start) ? start : cursorBeforeLedger(window.oldest);
+    if (ledgerOfEventId(position) < window.oldest && position !== cursorBeforeLedger(window.oldest)) position = await catchUp(position, window);
     const filters = [{ type: "contract" as const, topics: ASSET_EVENT_TOPICS }];
     while (!abort.signal.aborted) {
       const page = (await source.server._getEvents({ filters, cursor: position, limit: PAGE_LIMIT })) as unknown as Raw;
       if (abort.signal.aborted) return;
-      const events = ((page.events ?? []) as Raw[]).map(eventFromRaw);
-      const next = typeof page.cursor === "string" && page.cursor !== "" ? page.cursor : (events.at(-1)?.id ?? position);
-      const full = events.length >= PAGE_LIMIT;
-      await handOver(events, next, full ? events.at(-1)!.ledger : Number(page.latestLedger ?? events.at(-1)?.ledger ?? 0));
+      const raw = (page.events ?? []) as Raw[];
+      const events = readableEvents(raw);
+      const lastId = raw.length > 0 ? String(raw.at(-1)!.id) : undefined;
+      const next = typeof page.cursor === "string" && page.cursor !== "" ? page.cursor : (lastId ?? position);
+      const full = raw.length >= PAGE_LIMIT;
+      const lastLedger = raw.length > 0 ? Number(raw.at(-1)!.ledger) : 0;
+      await handOver(events, next, full ? lastLedger : Number(page.latestLedger ?? lastLedger));
       position = next;
       if (!full) await sleep(options.pollMs, abort.signal);
     }

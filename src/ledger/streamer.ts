@@ -24,9 +24,9 @@ import { oldestOpenForLedgerUnfollowed, walletsOpenForLedger, walletsOfPayments 
 import { recognizeClaimableBalanceRefunds } from "../modules/refunds/refunds.recognition.ts";
 import { walletsAwaitingRefundTransactions, walletsOfRefunds, walletsWithRefundsInFlight } from "../modules/refunds/refunds.store.ts";
 import type { Logger } from "../shared/logger.ts";
-import { type LedgerSource, type PaymentBatch, isFatal } from "./ledger-source.ts";
+import { type LedgerSource, type PaymentBatch, fatalFaultOf } from "./ledger-source.ts";
 import type { NetworkLocks } from "./network-locks.ts";
-import { createOutageReport } from "./outage-report.ts";
+import { type OutageReport, createOutageReport } from "./outage-report.ts";
 import { isSilent, verifyLedgerPayments } from "./verifier.ts";
 
 /** How far before "now" (or an older open payment) a network's first stream starts, for clock differences. */
@@ -49,6 +49,8 @@ export interface StreamerOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** how often a network that stays unreachable is summarized in the log */
   outageSummaryMs?: number;
+  /** the network's outage report, shared with its source's other callers (one warning per outage, not one per caller) */
+  outageReportFor?(networkPassphrase: string): OutageReport;
   /** called after a page's outcomes committed events to the outbox (the webhook worker wakes) */
   onEventsCommitted?: () => void;
 }
@@ -195,7 +197,7 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
 
   function openNetworkStream(networkPassphrase: string): NetworkStream {
     const source = options.sourceFor(networkPassphrase);
-    const outage = createOutageReport(deps, source.url, options.outageSummaryMs, source.api);
+    const outage = options.outageReportFor?.(networkPassphrase) ?? createOutageReport(deps, source.url, options.outageSummaryMs, source.api);
     const progress: NetworkProgress = { networkPassphrase, receivedLedger: null, processedLedger: null };
     let closed = false;
     /** whether the failure at hand is the network's (Horizon) rather than ours (the database, the verifier) */
@@ -256,10 +258,11 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
     function retryLater(error: unknown) {
       clearTimeout(settled);
       if (closed) return;
-      if (isFatal(error)) {
+      const fatal = fatalFaultOf(error);
+      if (fatal) {
         // A node of another network, or one that shows no payments: retrying cannot mend it.
-        deps.logger.error(error.message, { network: networkPassphrase });
-        failedForGood.set(networkPassphrase, error.message);
+        deps.logger.error(fatal.message, { network: networkPassphrase });
+        failedForGood.set(networkPassphrase, fatal.message);
         closed = true;
         return;
       }
@@ -278,7 +281,8 @@ export function createLedgerStreamer(deps: Deps & { logger: Logger }, options: S
         if (closed) return;
         // The stream's errors are the network's until a batch fails in our hands.
         networkFailed = true;
-        settled = setTimeout(() => outage.reached(), backoff.initialMs);
+        // An SSE stream that stays open has reached Horizon; RPC's polls say so with their first page.
+        if (source.api === "Horizon") settled = setTimeout(() => outage.reached(), backoff.initialMs);
         connection = source.streamPayments(cursor, {
           wantedAccounts: async () => {
             networkFailed = false;

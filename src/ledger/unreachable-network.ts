@@ -54,7 +54,8 @@ export function reportingUnreachable(source: LedgerSource, report: OutageReport)
           },
           (error: unknown) => {
             // A misconfigured node (another network) is, to a payer, a network not reachable: the log says why.
-            if (isFatal(error)) throw unavailable(NETWORK_UNREACHABLE_MESSAGE);
+            // Its cause stays: the streamer stops the network on it (fatalFaultOf) instead of retrying.
+            if (isFatal(error)) throw Object.assign(unavailable(NETWORK_UNREACHABLE_MESSAGE), { cause: error });
             if (!isUnreachable(error)) throw error;
             report.failed(error);
             throw unavailable(NETWORK_UNREACHABLE_MESSAGE);

@@ -20,7 +20,16 @@ export interface RpcBackend {
   readonly state: LedgerState;
   readonly history: History;
   /** How many of the latest ledgers the node answers for (stellar-rpc's HISTORY_RETENTION_WINDOW). */
-  readonly retentionLedgers: number;
+  retentionLedgers: number;
+  /**
+   * How many of them getEvents answers for: fewer on a node configured with a shorter
+   * EVENT_RETENTION_WINDOW than its TRANSACTION_RETENTION_WINDOW (stellar-rpc before 22 had both).
+   */
+  eventRetentionLedgers: number;
+  /** The passphrase getNetwork answers: the network's, unless a test makes it a node of another network. */
+  announcedPassphrase(): string;
+  /** Test hook: getEvents answers these events with a topic that is not XDR (a node's or a proxy's fault). */
+  malformsEvent(event: { txHash: string; operationIndex: number }): boolean;
   submitEnvelope(envelope: Envelope): Submission;
 }
 
@@ -106,11 +115,13 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-function ledgerRange(backend: RpcBackend): { oldest: StoredLedger; latest: StoredLedger } {
+/** The ledgers the node has: its transactions' window, or getEvents' (`events`), which may be shorter. */
+function ledgerRange(backend: RpcBackend, events = false): { oldest: StoredLedger; latest: StoredLedger } {
   const { history } = backend;
   const latest = history.latestLedger;
   const first = history.ledgers[0]!.sequence;
-  const oldestSequence = Math.max(first, latest.sequence - backend.retentionLedgers + 1);
+  const retention = events ? Math.min(backend.eventRetentionLedgers, backend.retentionLedgers) : backend.retentionLedgers;
+  const oldestSequence = Math.max(first, latest.sequence - retention + 1);
   return { oldest: history.ledger(oldestSequence)!, latest };
 }
 
@@ -304,7 +315,7 @@ function getEvents(backend: RpcBackend, params: Params) {
     }
   });
 
-  const { oldest, latest } = ledgerRange(backend);
+  const { oldest, latest } = ledgerRange(backend, true);
   let start: EventCursor = { ledger: startLedger, tx: 0, op: 0, event: 0 };
   if (page.cursor !== undefined) {
     // Paging starts right after the cursor (a uint32 event index that wraps, as in stellar-rpc).
@@ -342,7 +353,7 @@ function getEvents(backend: RpcBackend, params: Params) {
         transactionIndex: event.cursor.tx,
         txHash: event.tx.hash,
         inSuccessfulContractCall: event.tx.successful,
-        topic: event.topics,
+        topic: backend.malformsEvent({ txHash: event.tx.hash, operationIndex: event.cursor.op }) ? ["bm90IFhEUg==", ...event.topics.slice(1)] : event.topics,
         value: event.value,
       };
     }),
@@ -513,7 +524,7 @@ const METHODS: Record<string, Method> = {
       ledgerRetentionWindow: backend.retentionLedgers,
     };
   },
-  getNetwork: (backend, _params, ctx) => ({ friendbotUrl: ctx.friendbotUrl, passphrase: backend.networkPassphrase, protocolVersion: PROTOCOL_VERSION }),
+  getNetwork: (backend, _params, ctx) => ({ friendbotUrl: ctx.friendbotUrl, passphrase: backend.announcedPassphrase(), protocolVersion: PROTOCOL_VERSION }),
   getLatestLedger,
   getEvents,
   getTransaction,

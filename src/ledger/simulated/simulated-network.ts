@@ -50,7 +50,28 @@ export interface SimulatedNetworkOptions {
   keepAliveMs?: number;
   /** How many of the latest ledgers the RPC API answers for. Default 120,960 (7 days of 5 s ledgers, stellar-rpc's default). */
   rpcRetentionLedgers?: number;
+  /** How many of those getEvents answers for (a node with a shorter event window). Default: all of them. */
+  rpcEventRetentionLedgers?: number;
 }
+
+/**
+ * Test switches for the faults of an RPC node (or of the provider in front of it). The service's
+ * handling of each is tested against them; a real node shows them without being asked.
+ */
+export interface RpcFaults {
+  /** answer every call with HTTP 503 and no JSON-RPC body, as a provider's gateway does when its node is down */
+  unavailable: boolean;
+  /** answer every call with this JSON-RPC error object */
+  error: { code: number; message: string } | null;
+  /** answer every call this much later */
+  delayMs: number;
+  /** getEvents answers these events with a topic that is not XDR */
+  malformedEvents: (event: { txHash: string; operationIndex: number }) => boolean;
+  /** getNetwork answers this passphrase, as a node of another network would (the ledger stays this one) */
+  otherNetwork: string | null;
+}
+
+const noRpcFaults = (): RpcFaults => ({ unavailable: false, error: null, delayMs: 0, malformedEvents: () => false, otherNetwork: null });
 
 export interface LedgerSummary {
   sequence: number;
@@ -135,6 +156,13 @@ export class SimulatedNetwork {
   /** Last queued sequence number per account, so queued transactions can follow each other. */
   private readonly pendingSequence = new Map<string, bigint>();
   private readonly listeners = new Set<(ledger: LedgerSummary) => void>();
+  /** Test switches: faults of the RPC node (clearRpcFaults() ends them). */
+  readonly rpcFaults: RpcFaults = noRpcFaults();
+  /**
+   * Test switch: stellar-core's EMIT_CLASSIC_EVENTS. Off, the transactions applied from then on
+   * record no events for their classic operations (nor their fee), as on a node configured without it.
+   */
+  emitClassicEvents = true;
 
   constructor(options: SimulatedNetworkOptions) {
     this.networkPassphrase = options.networkPassphrase;
@@ -166,6 +194,9 @@ export class SimulatedNetwork {
       state: this.state,
       history: this.history,
       retentionLedgers: options.rpcRetentionLedgers ?? DEFAULT_RPC_RETENTION_LEDGERS,
+      eventRetentionLedgers: options.rpcEventRetentionLedgers ?? options.rpcRetentionLedgers ?? DEFAULT_RPC_RETENTION_LEDGERS,
+      malformsEvent: (event) => this.rpcFaults.malformedEvents(event),
+      announcedPassphrase: () => this.rpcFaults.otherNetwork ?? this.networkPassphrase,
       submitEnvelope: (envelope) => this.submitEnvelope(envelope),
     };
   }
@@ -188,6 +219,27 @@ export class SimulatedNetwork {
     return response;
   }
 
+  /** Test hook: the RPC node's windows from now on (getEvents' may be shorter than the transactions'). */
+  setRpcRetention(windows: { ledgers: number; eventLedgers?: number }) {
+    this.rpcBackend.retentionLedgers = windows.ledgers;
+    this.rpcBackend.eventRetentionLedgers = windows.eventLedgers ?? windows.ledgers;
+  }
+
+  clearRpcFaults() {
+    Object.assign(this.rpcFaults, noRpcFaults());
+  }
+
+  private async answerRpc(request: Request, friendbotUrl: string): Promise<Response> {
+    const faults = this.rpcFaults;
+    if (faults.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.delayMs));
+    if (faults.unavailable) return new Response("no healthy upstream", { status: 503, headers: { "content-type": "text/plain" } });
+    if (faults.error) {
+      const call = (await request.json().catch(() => null)) as { id?: unknown } | null;
+      return Response.json({ jsonrpc: "2.0", id: call?.id ?? null, error: faults.error });
+    }
+    return handleRpc(this.rpcBackend, request, friendbotUrl);
+  }
+
   private async route(request: Request): Promise<Response> {
     try {
       const url = new URL(request.url);
@@ -199,7 +251,7 @@ export class SimulatedNetwork {
       if (rest === "/friendbot" || rest === "/friendbot/") {
         return await handleHorizon(this.backend, request, url, `${mount}/horizon`, "/friendbot", friendbotUrl);
       }
-      if (rest === "/rpc" || rest === "/rpc/") return await handleRpc(this.rpcBackend, request, friendbotUrl);
+      if (rest === "/rpc" || rest === "/rpc/") return await this.answerRpc(request, friendbotUrl);
       if (rest === "/horizon" || rest.startsWith("/horizon/")) {
         return await handleHorizon(this.backend, request, url, `${mount}/horizon`, rest.slice("/horizon".length), friendbotUrl);
       }
@@ -493,7 +545,9 @@ export class SimulatedNetwork {
         operations: [],
         events: submission.contractTransfer
           ? contractTransferEvents(submission.contractTransfer, submission.envelope, applied, this.assetContracts)
-          : transactionEvents(submission.envelope, applied, this.assetContracts),
+          : this.emitClassicEvents
+            ? transactionEvents(submission.envelope, applied, this.assetContracts)
+            : { fee: [], operations: submission.envelope.tx.operations.map(() => []) },
       };
       stored.operations = History.operationsOf(stored, applied.outcomes);
       this.history.addTransaction(stored);
