@@ -19,7 +19,8 @@ const postgresqlOnly = ["test/instances.test.ts", "test/api-key-revocation.test.
 const isolated = ["test/ledger-restart.test.ts"];
 // The ledger suite again with the Stellar RPC source (TEST_LEDGER_API=rpc, test/support/test-app.ts):
 // both sources pass the same tests (issue 28). The checkout's path quotes are Horizon's only.
-const ledgerSuite = ["test/ledger-verification.test.ts", "test/ledger-wallets.test.ts", "test/crash.test.ts"];
+// Refunds: recognized from the stream's payments out, claimable balances included (RPC's transfer into one).
+const ledgerSuite = ["test/ledger-verification.test.ts", "test/ledger-wallets.test.ts", "test/crash.test.ts", "test/refunds.test.ts"];
 
 /**
  * The files that take longest (each starts service processes or a browser) start first, both

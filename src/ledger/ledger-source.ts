@@ -131,8 +131,8 @@ export interface LedgerSource {
    * The claimable balances for one claimant that `account` creates after `cursor` (exclusive), then
    * new ones live. Horizon's payment streams leave claimable balances out (its /payments holds only
    * account creations, payments, path payments and merges), so the refunds paid with one are
-   * followed on their wallet's own operations (Horizon's /accounts/{id}/operations). Stellar RPC's
-   * transfer event of one names the balance (B...), not its claimant: its source follows none yet.
+   * followed on their wallet's own operations (Horizon's /accounts/{id}/operations). On Stellar RPC
+   * the network's stream has them already (a transfer to the balance's B... address): nothing here.
    */
   streamClaimableBalancesCreatedBy(account: string, cursor: string, handlers: ClaimableBalanceStreamHandlers): { close(): void };
   /** A cursor from which the stream includes every payment made at or after `time`, or "0". */

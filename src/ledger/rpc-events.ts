@@ -5,7 +5,7 @@
 // asset] before CAP-67) and `burn` [from, asset] when the issuer is paid. The data is the amount
 // (i128), or a map {amount, to_muxed_id} when the destination was muxed or the transaction had a
 // memo: a u64 for an M... address's id or an id memo, a string for a text memo, bytes for a hash memo.
-import { Address, Asset as SdkAsset, StrKey, scValToBigInt, xdr } from "@stellar/stellar-sdk";
+import { Address, FeeBumpTransaction, type Memo, Asset as SdkAsset, StrKey, TransactionBuilder, scValToBigInt, xdr } from "@stellar/stellar-sdk";
 import { type Asset, XLM } from "../shared/assets.ts";
 import type { LedgerPaymentRecord } from "./ledger-source.ts";
 
@@ -71,7 +71,7 @@ const addressOf = (value: xdr.ScVal | undefined): string | null => {
   try {
     return Address.fromScVal(value).toString();
   } catch {
-    return null; // an address kind this SDK cannot name (claimable balance, liquidity pool): no payment
+    return null; // an address kind this SDK cannot name: no payment
   }
 };
 
@@ -197,4 +197,39 @@ export function eventCursorOfPagingToken(token: string): string | null {
 export function pagingTokenOfEventCursor(cursor: string): string | null {
   const match = EVENT_ID.exec(cursor);
   return match ? (BigInt(match[1]!) + 1n).toString() : null;
+}
+
+/** A transaction's memo as Horizon shows it (hash and return in base64), from its envelope. */
+export function memoOf(envelope: xdr.TransactionEnvelope, networkPassphrase: string): { memoType: string; memo: string | null } {
+  let tx = TransactionBuilder.fromXDR(envelope, networkPassphrase);
+  if (tx instanceof FeeBumpTransaction) tx = tx.innerTransaction;
+  const memo: Memo = tx.memo;
+  switch (memo.type) {
+    case "none":
+      return { memoType: "none", memo: null };
+    case "text":
+      return { memoType: "text", memo: Buffer.isBuffer(memo.value) ? memo.value.toString("utf8") : String(memo.value) };
+    case "id":
+      return { memoType: "id", memo: String(memo.value) };
+    default:
+      // hash and return, base64 as Horizon shows them
+      return { memoType: memo.type, memo: Buffer.from(memo.value as Buffer).toString("base64") };
+  }
+}
+
+/** Whether an event's address is a claimable balance's (B...): CAP-67's transfer into one names the balance. */
+export const isClaimableBalanceAddress = (address: string) => address.startsWith("B");
+
+/** The operation an event id (or a catch-up's) lies in: its TOID's low 12 bits. */
+export const operationIndexOfEventId = (id: string): number => Number(BigInt(id.slice(0, 19)) & 0xfffn);
+
+/**
+ * The claimant of a claimable balance created by operation `operationIndex` of a transaction (its
+ * envelope), when it has exactly one, as a refund's has; null for anything else.
+ */
+export function claimantOf(envelopeXdr: string, networkPassphrase: string, operationIndex: number): string | null {
+  let tx = TransactionBuilder.fromXDR(envelopeXdr, networkPassphrase);
+  if (tx instanceof FeeBumpTransaction) tx = tx.innerTransaction;
+  const op = tx.operations[operationIndex];
+  return op?.type === "createClaimableBalance" && op.claimants.length === 1 ? op.claimants[0]!.destination : null;
 }

@@ -4,7 +4,7 @@
 // sendTransaction; accounts and trustlines are getLedgerEntries. RPC has no path finding: quotes in
 // other assets come from Horizon when a Horizon URL is configured too, and otherwise there are none,
 // so the checkout offers only the settlement asset.
-import { Address, Asset as SdkAsset, FeeBumpTransaction, type Memo, StrKey, TransactionBuilder, rpc, xdr } from "@stellar/stellar-sdk";
+import { Address, Asset as SdkAsset, StrKey, TransactionBuilder, rpc, xdr } from "@stellar/stellar-sdk";
 import { type Asset, XLM, isNative } from "../shared/assets.ts";
 import type { Logger } from "../shared/logger.ts";
 import { HorizonSource } from "./horizon-source.ts";
@@ -20,7 +20,7 @@ import {
   type SubmitResult,
 } from "./ledger-source.ts";
 import { displayedUrl } from "./network-apis.ts";
-import { cursorBeforeLedger, isEventId } from "./rpc-events.ts";
+import { cursorBeforeLedger, isEventId, memoOf } from "./rpc-events.ts";
 import { streamAssetEvents } from "./rpc-stream.ts";
 
 /** SEP-29's account data entry: "1" when the account must be paid with a memo. */
@@ -67,23 +67,6 @@ export function resultCodesOf(result: xdr.TransactionResult): { transaction: str
   return { transaction: snake(name), operations };
 }
 
-function memoOf(envelope: xdr.TransactionEnvelope, networkPassphrase: string): { memoType: string; memo: string | null } {
-  let tx = TransactionBuilder.fromXDR(envelope, networkPassphrase);
-  if (tx instanceof FeeBumpTransaction) tx = tx.innerTransaction;
-  const memo: Memo = tx.memo;
-  switch (memo.type) {
-    case "none":
-      return { memoType: "none", memo: null };
-    case "text":
-      return { memoType: "text", memo: Buffer.isBuffer(memo.value) ? memo.value.toString("utf8") : String(memo.value) };
-    case "id":
-      return { memoType: "id", memo: String(memo.value) };
-    default:
-      // hash and return, base64 as Horizon shows them
-      return { memoType: memo.type, memo: Buffer.from(memo.value as Buffer).toString("base64") };
-  }
-}
-
 export class RpcSource implements LedgerSource {
   readonly api = "Stellar RPC" as const;
   readonly networkPassphrase: string;
@@ -126,9 +109,9 @@ export class RpcSource implements LedgerSource {
   }
 
   /**
-   * None yet: a claimable balance's transfer event names the balance (B...), not its claimant, so
-   * a claimable-balance refund sent outside the service is not recognized on RPC (submit's answer
-   * still ends it).
+   * Nothing to follow apart: on RPC the network's stream carries claimable balances (CAP-67's
+   * transfer from the wallet to the balance's B... address), and hands one a watched wallet created
+   * over as an outgoing create_claimable_balance record, its claimant read from the transaction.
    */
   streamClaimableBalancesCreatedBy(_account: string, _cursor: string, _handlers: ClaimableBalanceStreamHandlers) {
     return { close: () => {} };

@@ -15,8 +15,12 @@ import {
   AssetContracts,
   type AssetEvent,
   type AssetMovement,
+  claimantOf,
   cursorBeforeLedger,
   eventCursorOfPagingToken,
+  isClaimableBalanceAddress,
+  memoOf,
+  operationIndexOfEventId,
   eventIdOf,
   isEventId,
   ledgerOfEventId,
@@ -172,6 +176,24 @@ export function streamAssetEvents(source: RpcNode, cursor: string, handlers: Pay
       }
       return null;
     };
+    /** transaction hash -> its envelope, read once per page for the claimable balances a watched wallet created */
+    const envelopes = new Map<string, Promise<string | null>>();
+    /**
+     * A transfer from a watched wallet into a claimable balance (a refund to an account without a
+     * trustline): its event names the balance, so the claimant and the memo come from the transaction.
+     */
+    const claimableBalanceRecord = async (event: AssetEvent, record: LedgerPaymentRecord): Promise<LedgerPaymentRecord> => {
+      let envelope = envelopes.get(event.txHash);
+      if (!envelope) {
+        envelope = source.server._getTransaction(event.txHash).then((raw) => ((raw as unknown as Raw).envelopeXdr as string | undefined) ?? null);
+        envelopes.set(event.txHash, envelope);
+      }
+      const envelopeXdr = await envelope;
+      const claimant = envelopeXdr ? claimantOf(envelopeXdr, source.networkPassphrase, operationIndexOfEventId(event.id)) : null;
+      if (!envelopeXdr || !claimant) return record;
+      const { memoType, memo } = memoOf(xdr.TransactionEnvelope.fromXDR(envelopeXdr, "base64"), source.networkPassphrase);
+      return { ...record, kind: "create_claimable_balance", to: claimant, memoType, memo };
+    };
     for (let start = 0; start < events.length && !abort.signal.aborted; start += MAX_BATCH) {
       const end = Math.min(events.length, start + MAX_BATCH);
       const last = end === events.length;
@@ -195,7 +217,7 @@ export function streamAssetEvents(source: RpcNode, cursor: string, handlers: Pay
             // Strict send and strict receive read alike in events; nothing downstream tells them apart.
             records.push(spent ? { ...record, kind: "path_payment_strict_receive", sourceAsset: spent } : record);
           }
-          if (wanted(movement.from)) outgoing.push(record);
+          if (wanted(movement.from)) outgoing.push(isClaimableBalanceAddress(movement.to) ? await claimableBalanceRecord(events[i]!, record) : record);
         }
       }
       const tail = events[end - 1]!;
