@@ -304,29 +304,57 @@ describe.each(cases)("$name", (c) => {
   });
 });
 
-// Searching payments by id or transaction hash reaches the payment through the primary key or the
-// txHash index (the rows found are sorted: one payment, or the few of one transaction).
-it("payments searched by id or transaction hash: found through an index, not a walk of the list", async () => {
-  const search: ListCase = { name: "payments by search", field: () => `payments(search: "${rows.payments[1]}")`, keys: (r) => r.payments, shape: cases[0]!.shape };
-  const statement = await pageStatement(search, "first: 2");
-  const found = async (generic: boolean) => {
-    if (dialect === "postgresql") await postgres!.query("SET enable_sort = on");
-    const plan = await planOf(statement.text, statement.params, "Payment", generic);
-    const why = `${statement.text}\n${plan.lines.join("\n")}`;
-    expect(plan.fullScan, why).toBe(false);
-    expect(plan.lines.some((l) => (dialect === "sqlite" ? /txHash=\?/.test(l) : /Index Cond: .*"txHash" =|"txHash" = /.test(l))), why).toBe(true);
-    if (dialect === "postgresql") expect(plan.lines.some((l) => /^Bitmap Index Scan .*\(id = /.test(l) || /Index Scan .*\(id = /.test(l)), why).toBe(true);
-    // and the rows found are read by primary key, not by walking one of the caller's lists in its
-    // order, testing each payment against the search (all of the list when the payment is old)
-    const listWalks = plan.lines.filter((l) => /(SEARCH|Scan) Payment .*Payment_organizationId_/.test(l));
-    expect(listWalks, why).toEqual([]);
+// A search (payment-search.ts) seeks the term of its word and reads that term's rows newest first
+// in its primary key's order, each payment by its key: a page's worth, however many payments hold
+// the word; a customer's name finds the payments of the matching customers on their index.
+describe("payments searched by a word", () => {
+  const statementsOf = async (word: string, page: string) => {
+    recorded.length = 0;
+    const answer = await owner.graphql(`{ payments(search: "${word}", ${page}) { edges { cursor } } }`, undefined, { environment: "sandbox" });
+    expect(answer.body.errors, JSON.stringify(answer.body.errors)).toBeUndefined();
+    const limited = recorded.filter((s) => /\blimit\b/i.test(s.text));
+    return {
+      byTerm: limited.filter((s) => s.text.includes('from "PaymentSearchTerm" as "t"')),
+      byCustomer: limited.filter((s) => s.text.includes('"p"."customerId" = ')),
+    };
   };
-  await planOf("SELECT 1", [], "Payment"); // opens the EXPLAIN connection (and its settings) first
-  await found(false);
-  if (dialect === "postgresql") {
-    await found(true);
-    await postgres!.query("SET enable_sort = off");
-  }
+  // SQLite names a table by its alias in a plan, PostgreSQL by its name
+  const alias = (table: string, as: string) => (dialect === "sqlite" ? as : table);
+  const generics = () => (dialect === "postgresql" ? [false, true] : [false]);
+
+  it.each(["first: 2", `first: 2, after: "CURSOR"`, `last: 2, before: "CURSOR"`])("%s: the term's key range in the list's order, each payment by key", async (page) => {
+    // the start of an id: no customer holds it, so no customer's payments are read
+    const { byTerm, byCustomer } = await statementsOf(rows.payments[1]!.slice(4, 10), page.replace("CURSOR", cursorOf(rows.payments[1]!)));
+    expect(byTerm).toHaveLength(1);
+    expect(byCustomer).toHaveLength(0);
+    for (const generic of generics()) {
+      const statement = byTerm[0]!;
+      const plan = await planOf(statement.text, statement.params, alias("PaymentSearchTerm", "t"), generic);
+      const why = `${statement.text}\n${plan.lines.join("\n")}`;
+      expect(plan.fullScan, why).toBe(false);
+      expect(plan.sort, why).toBe(false);
+      expect(plan.seeks, why).toHaveLength(1);
+      for (const column of [...scoped, "term"]) expect(holds(plan.seeks[0]!, column), `${column} sought in: ${why}`).toBe(true);
+      // the payments are read by key, not by walking one of the caller's lists
+      const payments = await planOf(statement.text, statement.params, alias("Payment", "p"), generic);
+      expect(payments.fullScan, why).toBe(false);
+      expect(payments.lines.filter((l) => /(SEARCH|Scan) (p|Payment) .*Payment_organizationId_/.test(l)), why).toEqual([]);
+    }
+  });
+
+  it("a customer's name: each matching customer's payments on the customer index, in order", async () => {
+    const { byCustomer } = await statementsOf("ada", "first: 2");
+    expect(byCustomer).toHaveLength(rows.customers.length);
+    for (const generic of generics()) {
+      for (const statement of byCustomer) {
+        const plan = await planOf(statement.text, statement.params, alias("Payment", "p"), generic);
+        const why = `${statement.text}\n${plan.lines.join("\n")}`;
+        expect(plan.fullScan, why).toBe(false);
+        expect(plan.sort, why).toBe(false);
+        expect(plan.seeks.some((seek) => holds(seek, "customerId")), why).toBe(true);
+      }
+    }
+  });
 });
 
 afterAll(async () => {

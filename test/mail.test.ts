@@ -8,7 +8,10 @@ import { MAIL_RETRY_DELAYS_S, MailWorker } from "../src/mail/mail-worker.ts";
 import { type MailEnvelope, createMailTransport } from "../src/mail/mail-transport.ts";
 import { captureLog } from "./support/captured-log.ts";
 import { startSmtpServer } from "./support/smtp.ts";
-import { startTestApp } from "./support/test-app.ts";
+import { openDatabase } from "../src/db/client.ts";
+import { createApiKey, revokeApiKey } from "../src/modules/api-keys/api-keys.service.ts";
+import { subscribeSse } from "./support/sse.ts";
+import { dialect, startTestApp } from "./support/test-app.ts";
 
 const recipientOf = (mail: ParsedMail) => [mail.to ?? []].flat().map((to) => to.text).join(", ");
 
@@ -161,6 +164,64 @@ describe("sendInvoice", () => {
   it("needs an API key", async () => {
     const answer = await t.graphql(SEND, { id: "inv_x" });
     expect(answer.body.errors[0].extensions.code).toBe("UNAUTHENTICATED");
+  });
+});
+
+describe("the live mail status (mailMessageChanges)", () => {
+  const watch = (resourceId: string | null, key: string) =>
+    subscribeSse(t.url, `subscription($r: String) { mailMessageChanges(resourceId: $r) { id resourceId status sentAt } }`, { r: resourceId }, { authorization: `Bearer ${key}` });
+
+  it("pushes the invoice's mail as the worker sends it, nothing of another invoice or merchant; ends at the key's revocation", async () => {
+    const invoice = await openInvoice(await customer("live@mail.test"));
+    const other = await openInvoice(await customer("other@mail.test"));
+    const stranger = await t.createMerchant();
+    const revoking = await createApiKey(t.deps, { organizationId: merchant.organizationId, environment: "sandbox" });
+    const mine = await watch(invoice.id, revoking);
+    const theirs = await watch(null, stranger.sandboxKey);
+    expect(mine.status).toBe(200);
+    // The stream is open once its first frame could come: give the server a moment to subscribe.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await send(invoice.id)).errors).toBeUndefined();
+    expect((await send(other.id)).errors).toBeUndefined();
+    const [queued] = await mailOf(invoice.id);
+    expect(queued!.status).toBe("pending");
+    expect(await t.app.mail.runOnce()).toBe(2);
+    const pushed = (await mine.next(5000)).data.mailMessageChanges;
+    expect(pushed).toMatchObject({ id: queued!.id, resourceId: invoice.id, status: "sent" });
+    expect(pushed.sentAt).not.toBeNull();
+    await expect(mine.next(500)).rejects.toThrow();
+    await expect(theirs.next(300)).rejects.toThrow();
+    theirs.close();
+
+    await revokeApiKey(t.deps, { prefix: revoking.slice(0, "pk_test_".length + 8) });
+    expect((await send(invoice.id)).errors).toBeUndefined();
+    await t.app.mail.runOnce();
+    const last = await mine.next(3000);
+    expect(last).toEqual({ data: null, errors: [expect.objectContaining({ message: "Unauthorized", extensions: { code: "UNAUTHENTICATED" } })] });
+    mine.close();
+  });
+
+  it("hears a mail worker of another process on PostgreSQL (its NOTIFY at commit); SQLite is one process", async () => {
+    const invoice = await openInvoice(await customer("elsewhere@mail.test"));
+    const sub = await watch(invoice.id, merchant.sandboxKey);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await send(invoice.id)).errors).toBeUndefined();
+    // A worker with a database client of its own, as in another process: nothing it announces in
+    // process reaches this app's open screens.
+    const elsewhere = openDatabase(t.config.databaseUrl);
+    const worker = new MailWorker({ ...t.deps, db: elsewhere.db });
+    try {
+      expect(await worker.runOnce()).toBe(1);
+      if (dialect === "postgresql") {
+        expect((await sub.next(5000)).data.mailMessageChanges).toMatchObject({ resourceId: invoice.id, status: "sent" });
+      } else {
+        await expect(sub.next(1000)).rejects.toThrow();
+      }
+    } finally {
+      sub.close();
+      await worker.stop();
+      await elsewhere.close();
+    }
   });
 });
 

@@ -7,6 +7,7 @@
 import type { MailMessage } from "../generated/sqlite/client.ts";
 import type { AppDeps } from "../context.ts";
 import { mailBodiesOf } from "../modules/mail/mail.service.ts";
+import { mailChanges } from "../modules/mail/mail-changes.ts";
 import { claimDueMail, recordMailAttempt } from "../modules/mail/mail.store.ts";
 import { type PeriodicTask, periodicTask } from "../shared/periodic-task.ts";
 import { type MailTransport, createMailTransport, senderOf } from "./mail-transport.ts";
@@ -87,6 +88,7 @@ export class MailWorker {
     const retryInS = outcome || attempt > MAIL_RETRY_DELAYS_S.length ? null : MAIL_RETRY_DELAYS_S[attempt - 1]!;
     const status = outcome ?? (retryInS === null ? "failed" : "pending");
     if (error) logger.warn("mail attempt failed", { mailId: message.id, attempt, mailStatus: status, error });
+    const changed = [{ id: message.id, organizationId: message.organizationId, environment: message.environment, resourceId: message.resourceId ?? "", kind: message.kind }];
     const recorded = await recordMailAttempt(db, {
       id: message.id,
       claimedAttemptCount: message.attemptCount,
@@ -95,7 +97,9 @@ export class MailWorker {
       lastError: error,
       sentAt: outcome ? now : null,
       now,
-    });
+    }, mailChanges.notices(this.deps, changed));
+    // Committed: open screens show the message's new status now.
+    if (recorded) mailChanges.announce(db, changed);
     if (!recorded) logger.warn("mail attempt was recorded by the worker that took it over", { mailId: message.id, attempt });
     return outcome !== null;
   }

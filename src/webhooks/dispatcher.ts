@@ -10,7 +10,7 @@
 // and wakes that come while a cycle runs make one more cycle, not one each.
 import type { Event, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../generated/sqlite/client.ts";
 import type { Deps } from "../context.ts";
-import { postgresSchema, typedSql } from "../db/client.ts";
+import { typedSql } from "../db/client.ts";
 import type { BatchStep, Row, Statement } from "../db/direct-sql.ts";
 import type { TypedSql } from "../db/typed-sql.ts";
 import type { Logger } from "../shared/logger.ts";
@@ -31,7 +31,7 @@ import {
 import { recordEndpointHealth } from "../modules/webhook-endpoints/endpoint-health.ts";
 import { isLive, resealWebhookSecrets, signingSecrets, subscribedEvents } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
 import { endpointRows, endpointsByIdStatement, liveEndpointsOfStatement } from "../modules/webhook-endpoints/webhook-endpoints.store.ts";
-import { announceDeliveryChanges, deliveryChangeNotices } from "../modules/webhook-deliveries/delivery-changes.ts";
+import { deliveryChanges } from "../modules/webhook-deliveries/delivery-changes.ts";
 import { deliveryBody } from "./delivery-body.ts";
 import { type WebhookSender, sendWebhookRequest } from "./http-sender.ts";
 import { type SecretBox, secretBoxOf } from "./secret-box.ts";
@@ -423,10 +423,10 @@ export class WebhookDispatcher {
       return insertAttemptsStatement(this.sql, attempts.filter((a) => !dropped.has(a.deliveryId)));
     });
     // Other processes' open delivery logs hear of it when the batch commits.
-    if (config.dialect === "postgresql") steps.push(...deliveryChangeNotices(this.deps.db, postgresSchema(config.databaseUrl), batch.map(({ delivery }) => delivery)));
+    steps.push(...deliveryChanges.notices(this.deps, batch.map(({ delivery }) => delivery)));
     await this.sql.direct.batch(steps);
     // Committed: open delivery logs show the attempts now (delivery-changes.ts).
-    announceDeliveryChanges(this.deps.db, batch.map(({ delivery }) => delivery));
+    deliveryChanges.announce(this.deps.db, batch.map(({ delivery }) => delivery));
     // After the attempts: a crash in between only delays a failing episode's start or end to the next attempt.
     await recordEndpointHealth(
       this.deps,
@@ -437,6 +437,6 @@ export class WebhookDispatcher {
 
   private async finishWithoutAttempt(delivery: ClaimedDelivery, reason: string): Promise<void> {
     await failDeliveryWithoutAttempt(this.sql, delivery, reason, this.deps.clock.now());
-    announceDeliveryChanges(this.deps.db, [delivery]);
+    deliveryChanges.announce(this.deps.db, [delivery]);
   }
 }

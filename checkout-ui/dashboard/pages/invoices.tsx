@@ -1,8 +1,8 @@
 // Invoices: the list, a draft with items (its customer picked by name or email, each line's total
 // and the subtotal as they are typed), and one invoice with Finalize, Void, Send invoice and its links
 // to copy.
-import { useMutation, useQuery } from "@urql/preact";
-import { useEffect, useState } from "preact/hooks";
+import { useMutation, useQuery, useSubscription } from "@urql/preact";
+import { useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
 import { Button, CopyButton, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { CustomerLink, CustomerPicker, type PickedCustomer } from "../components/customer-picker.tsx";
@@ -199,7 +199,7 @@ const MAILS = graphql(`
   }
 `);
 
-const MAIL_STATUS_POLL_MS = 1500;
+const MAIL_CHANGES = graphql(`subscription InvoiceMailChanges($id: String!) { mailMessageChanges(resourceId: $id) { id status } }`);
 
 export function InvoiceDetail(props: { params: { id: string } }) {
   const session = useSession();
@@ -208,14 +208,9 @@ export function InvoiceDetail(props: { params: { id: string } }) {
   const [voiding, voidInvoice] = useMutation(VOID);
   const [sending, send] = useMutation(SEND);
   const [mails, refetchMails] = useQuery({ query: MAILS, variables: { id: props.params.id } });
-  const waiting = mails.data?.mailMessages.edges.some((e) => e.node.status === "pending") ?? false;
-  // A mail waits for the mail worker, seconds away: its status is read again until none waits, so
-  // "pending" turns "sent" (or "failed") on the open page.
-  useEffect(() => {
-    if (!waiting) return;
-    const timer = setInterval(() => refetchMails({ requestPolicy: "network-only" }), MAIL_STATUS_POLL_MS);
-    return () => clearInterval(timer);
-  }, [waiting]);
+  // The mail worker records each attempt (pending → sent, logged or failed) on whichever host sends
+  // it: the list is read again as it does, so the open page shows it at once.
+  useSubscription({ query: MAIL_CHANGES, variables: { id: props.params.id } }, () => refetchMails({ requestPolicy: "network-only" }));
   const invoice = result.data?.invoice;
   if (!invoice) return <Page title="Invoice">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
   const refresh = () => {

@@ -157,7 +157,7 @@ export interface PostgresListener {
  * LISTEN to `channel` on a dedicated connection, reconnecting when it is lost. The outbox's channel
  * is notified by the migration's trigger (prisma/migrations/postgresql/0005_event_notify_trigger),
  * with the schema's name as payload; the live delivery log's by the webhook worker
- * (webhook-deliveries/delivery-changes.ts).
+ * and the other live screens' by their writers (events/change-channel.ts).
  */
 export async function listenForNotifications(
   deps: Deps & { logger: Logger },

@@ -2,7 +2,11 @@ import { builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { listConnection } from "../../graphql/connection.ts";
 import { MAIL_STATUSES, type MailKind, type MailStatus } from "./mail.service.ts";
-import { listMailMessages } from "./mail.store.ts";
+import type { Scope } from "../../context.ts";
+import { unauthorized } from "../../errors.ts";
+import { CREDENTIAL_REVOKED, watchChanges } from "../events/change-channel.ts";
+import { mailChanges } from "./mail-changes.ts";
+import { findMailMessage, listMailMessages } from "./mail.store.ts";
 
 const MailStatusEnum = builder.enumType("MailStatus", {
   description: "pending: waiting to be sent (or retried); sent: accepted by the SMTP server; logged: no SMTP_URL, written to the service's log; failed: every retry failed",
@@ -35,9 +39,37 @@ builder.queryFields((t) => ({
     args: { resourceId: t.arg.string() },
     resolve: (_root, args, ctx) => {
       const service = requireService(ctx);
-      // Invitations, resets and security notices name the team's people: not a key's to read.
-      const kind = service.scope.principal.kind === "key" ? ("invoice" satisfies MailKind) : null;
-      return listConnection(args, (page) => listMailMessages(service, { resourceId: args.resourceId || null, kind }, page), (m) => m.id);
+      return listConnection(args, (page) => listMailMessages(service, { resourceId: args.resourceId || null, kind: kindReadableBy(service.scope) }, page), (m) => m.id);
     },
   }),
 }));
+
+builder.subscriptionFields((t) => ({
+  mailMessageChanges: t.field({
+    type: MailMessageType,
+    description:
+      "The mail of the caller's organization and environment (about one resource if given, e.g. an invoice) as each attempt is recorded: pending turns sent, logged or failed. Ends with UNAUTHENTICATED when the credential is revoked",
+    args: { resourceId: t.arg.string() },
+    subscribe: (_root, args, ctx) => {
+      const { scope } = requireService(ctx);
+      const kind = kindReadableBy(scope);
+      const resourceId = args.resourceId || null;
+      return watchChanges(
+        ctx.deps,
+        scope,
+        mailChanges,
+        (row) => (resourceId === null || row.resourceId === resourceId) && (kind === null || row.kind === kind),
+        (id) => findMailMessage(ctx.deps.db, scope, id, kind),
+      );
+    },
+    resolve: (message) => {
+      if (message === CREDENTIAL_REVOKED) throw unauthorized();
+      return message;
+    },
+  }),
+}));
+
+/** Invitations, resets and security notices name the team's people: an API key reads invoices' mail only (null: every kind). */
+function kindReadableBy(scope: Scope): MailKind | null {
+  return scope.principal.kind === "key" ? "invoice" : null;
+}

@@ -6,7 +6,7 @@ import { type Db, directSql, typedSql } from "../../db/client.ts";
 import { type Statement, rowConverter } from "../../db/direct-sql.ts";
 import { everyColumn, insertJsonRows, preparedQuery } from "../../db/typed-sql.ts";
 import { type InScope, type PageRequest, listOf } from "../../db/list-page.ts";
-import { type ServiceContext, inScope } from "../../context.ts";
+import { type Scope, type ServiceContext, inScope } from "../../context.ts";
 
 const toMailMessage = rowConverter<MailMessage>("MailMessage");
 
@@ -94,7 +94,7 @@ export interface MailAttempt {
  * Records an attempt and releases the lease. False when another worker, having taken over a lapsed
  * lease, recorded this attempt first: this result is then dropped.
  */
-export async function recordMailAttempt(db: Db, attempt: MailAttempt): Promise<boolean> {
+export async function recordMailAttempt(db: Db, attempt: MailAttempt, alongside: Statement[] = []): Promise<boolean> {
   const typed = typedSql(db);
   const [result] = await typed.direct.batch([
     typed.statement(
@@ -112,9 +112,14 @@ export async function recordMailAttempt(db: Db, attempt: MailAttempt): Promise<b
         .where("id", "=", attempt.id)
         .where("attemptCount", "=", attempt.claimedAttemptCount),
     ),
+    ...alongside,
   ]);
   return result!.changes > 0;
 }
+
+/** The scope's message `id` (of `kind` only, if given), or null: what a live mail list reads again. */
+export const findMailMessage = (db: Db, scope: Pick<Scope, "organizationId" | "environment">, id: string, kind: string | null): Promise<MailMessage | null> =>
+  db.mailMessage.findFirst({ where: { id, ...inScope(scope), ...(kind !== null && { kind }) } });
 
 export interface MailFilters {
   /** the resource the mail is about (an invoice's mails) */

@@ -8,6 +8,7 @@
 // transaction: it is composed of the stores' prepared statements (payments, checkout sessions,
 // invoices), appended to the caller's batch. The sweeper's expiry is such a batch too, a set of
 // payments at a time; voiding an invoice expires its one payment inside the caller's Prisma transaction.
+import { hashTermsOf, insertSearchTermsStatement } from "./payment-search.ts";
 import type { CheckoutSession, Payment } from "../../generated/sqlite/client.ts";
 import { type Deps, type ServiceContext, isInScope } from "../../context.ts";
 import { type Db, type Tx, directSql } from "../../db/client.ts";
@@ -105,9 +106,9 @@ export interface Completion {
  * 409 "Payment is not pending". A voided invoice stays void: the payment still records the money.
  * Returns how to read the completed payments, in the order given, from the batch's results.
  *
- * However many payments there are, this is at most five statements (the ledger completes a page of
+ * However many payments there are, this is at most six statements (the ledger completes a page of
  * payments in one batch, and on PostgreSQL each statement is a round trip): one update each of the
- * payments, their sessions and their invoices, and one insert of every event, written per payment
+ * payments, their sessions and their invoices, one insert of their hashes' search terms, one insert of every event, written per payment
  * in that order, and one insert of every notice mail. Events are built from the rows the updates return, so their snapshots are what was
  * written. `relations` decides which updates there are: should one no longer apply when the batch
  * runs (its row moved meanwhile), the batch fails with 409 and changes nothing.
@@ -129,6 +130,8 @@ export function appendCompletions(
     const byId = new Map(completedPaymentsOf(db, results[paymentsAt]!.rows).map((payment) => [payment.id, payment]));
     return completions.map(({ paymentId }) => byId.get(paymentId)!);
   };
+  // the transaction hash's search terms (payment-search.ts), in the completion's own transaction
+  steps.push((results) => insertSearchTermsStatement(db, completed(results), hashTermsOf));
 
   /** The rows step `at` wrote, by payment id (none when there is no such step). */
   const writtenAt = <T extends { paymentId: string | null }>(at: number, read: (rows: StatementResult["rows"]) => T[]) => (results: StatementResult[]) =>

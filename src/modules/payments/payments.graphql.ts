@@ -71,7 +71,10 @@ builder.queryFields((t) => ({
       customerId: t.arg.string(),
       createdFrom: t.arg({ type: "DateTime", description: "created at or after" }),
       createdTo: t.arg({ type: "DateTime", description: "created before" }),
-      search: t.arg.string({ description: "a payment id (pay_...) or a transaction hash, exactly" }),
+      search: t.arg.string({
+        description:
+          "what a merchant types: the start of the id (with or without pay_), of a word of the description or of a metadata value, of the transaction hash; an amount in the payment's asset (12.5); a part of the customer's name or email. Several words: all must match. At most 200 characters and 8 words",
+      }),
     },
     resolve: (_root, args, ctx, info) =>
       paymentConnection(ctx, info, args, {

@@ -16,6 +16,7 @@ import { insertEventStatement } from "../events/events.store.ts";
 import { findCustomerInScope } from "../customers/customers.service.ts";
 import { type CreatePaymentInput, DEFAULT_EXPIRY_MINUTES, type PaymentStatus, type SourceType } from "./payments.inputs.ts";
 import { insertPaymentStatement, paymentById, paymentTotals } from "./payments.store.ts";
+import { insertSearchTermsStatement } from "./payment-search.ts";
 import { type PaymentEventType, paymentEvent } from "./payments.view.ts";
 
 /** Everything a payment row needs, checked against the organization's settings; nothing written yet. */
@@ -183,7 +184,10 @@ export function newPaymentWrites(
 ): { payment: Payment; statements: Statement[] } {
   const payment = newPaymentRow(ctx, draft, sourceType, now);
   const event = eventRow(ctx, payment, paymentEvent(payment, "payment.created", ctx.config.publicUrl), draft.webhookSubscriptions);
-  return { payment, statements: [insertPaymentStatement(ctx.db, payment), insertEventStatement(ctx.db, event)] };
+  return {
+    payment,
+    statements: [insertPaymentStatement(ctx.db, payment), insertSearchTermsStatement(ctx.db, [payment]), insertEventStatement(ctx.db, event)],
+  };
 }
 
 /** Writes the event of a payment's move in the caller's Prisma transaction. */

@@ -16,6 +16,7 @@ import { AWAITING_PAYMENT, completesLate, ledgerCompletes, openForLedger as open
 import { inScope, type ServiceContext } from "../../context.ts";
 import { type InScope, listOf, type PageRequest } from "../../db/list-page.ts";
 import type { PaymentStatus } from "./payments.inputs.ts";
+import { type OtherFilters, searchPayments } from "./payment-search.ts";
 
 /** References to the Payment table's columns (unqualified: a subquery's own table comes first). */
 type PaymentColumns = ExpressionBuilder<DB, "Payment">;
@@ -340,40 +341,25 @@ export async function recordFailedAttempt(
 
 // ---- Lists (db/list-page.ts)
 
-export interface PaymentFilters {
+export interface PaymentFilters extends OtherFilters {
   status?: PaymentStatus | null;
-  customerId?: string | null;
-  /** created at or after */
-  createdFrom?: Date | null;
-  /** created before */
-  createdTo?: Date | null;
-  /** the payment's id or its transaction hash, exactly */
+  /** what a merchant types (payment-search.ts says what it finds) */
   search?: string | null;
 }
 
 /**
- * The payments a list shows: the caller's, of the status, customer, creation period and id or
- * transaction hash asked for (REST and GraphQL). The period bounds the list's order (list-page.ts
- * merges it with the cursors). A search finds its few payments by primary key or the txHash index
- * in a subquery; the scope and the other filters are then tested on those rows only, through
- * expressions no index serves (`column || ''`). Left indexable, the list's own index would serve the
- * outer query in its order and both planners may walk all of the caller's payments testing each
- * against the subquery (on SQLite a search for an old payment read the whole list).
+ * The payments a list shows: the caller's, of the status, customer and creation period asked for
+ * (REST and GraphQL). The period bounds the list's order (list-page.ts merges it with the cursors).
  */
-const paymentsMatching = listOf<"Payment", InScope<PaymentFilters>>({
+const paymentsMatching = listOf<"Payment", InScope<OtherFilters>>({
   table: "Payment",
-  where: (eb, { search, ...f }) => {
-    const filters = { ...inScope(f), status: f.status, customerId: f.customerId };
-    if (search === undefined) return eb.and(filters);
-    const found = eb.selectFrom("Payment").select("id").where((p) => p.or([p("id", "=", search), p("txHash", "=", search)]));
-    const onFoundRows = Object.entries(filters).flatMap(([column, value]) => (value === undefined ? [] : [eb(sql`${sql.ref(column)} || ''`, "=", value)]));
-    return eb.and([eb("id", "in", found), ...onFoundRows]);
-  },
+  where: (eb, f) => eb.and({ ...inScope(f), status: f.status, customerId: f.customerId }),
   period: { from: "createdFrom", to: "createdTo" },
 });
 
-export const listPayments = (ctx: ServiceContext, filters: PaymentFilters, page: PageRequest) =>
-  paymentsMatching(typedSql(ctx.db), { ...inScope(ctx.scope), ...filters }, page);
+/** A page of the caller's payments: a search reads its own way (payment-search.ts), the rest the list's index. */
+export const listPayments = (ctx: ServiceContext, { search, ...filters }: PaymentFilters, page: PageRequest) =>
+  search ? searchPayments(ctx, { ...filters, search }, page) : paymentsMatching(typedSql(ctx.db), { ...inScope(ctx.scope), ...filters }, page);
 
 /** These payments with what a GraphQL selection includes (a Prisma include), for the rows of a page. */
 export const paymentsIncluding = (ctx: Pick<ServiceContext, "db">, ids: string[], query: object): Promise<Payment[]> =>

@@ -9,7 +9,7 @@ import { createCredentialWatch, type CredentialWatch } from "../../gate/credenti
 import type { Refund } from "../../generated/sqlite/client.ts";
 import { notFound } from "../../errors.ts";
 import { liveUpdatesFor } from "../checkout/checkout.live.ts";
-import { listenToRefundChanges } from "./refund-changes.ts";
+import { refundChanges } from "./refund-changes.ts";
 import { refundById } from "./refunds.store.ts";
 
 /** What a dashboard's stream hands out last when its credential was revoked: the field answers UNAUTHENTICATED. */
@@ -58,7 +58,7 @@ async function followRefunds<T>(
   });
   let stopChanges = () => {};
   try {
-    stopChanges = await listenToRefundChanges(deps, heard);
+    stopChanges = await refundChanges.listen(deps, (changed) => changed.forEach(heard));
   } catch (error) {
     stopEvents();
     throw error;

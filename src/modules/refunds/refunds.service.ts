@@ -36,7 +36,7 @@ import { holdLedgerPaymentForRefundStatement, payersOfPayment, releaseLedgerPaym
 import { NOT_A_PAYMENT, unmatchedLedgerPaymentInScope } from "../ledger-payments/unmatched-desk.ts";
 import { endRefundStatement, paymentById, reserveRefundStatement } from "../payments/payments.store.ts";
 import type { CreateRefundInput, RefundDestination, RefundStatus, RefundUnmatchedInput } from "./refunds.inputs.ts";
-import { announceRefundChange, refundChangeNotice } from "./refund-changes.ts";
+import { refundChanges } from "./refund-changes.ts";
 import { insertRefundStatement, moveRefundStatement, movedRefundOf, refundById } from "./refunds.store.ts";
 import { buildRefundTransaction, checkSignedRefund, sep7TransactionUri } from "./refunds.transaction.ts";
 import { type PreparedRefundTransaction, type RefundEventType, refundEvent } from "./refunds.view.ts";
@@ -235,8 +235,8 @@ async function endRefund(deps: Pick<RefundDeps, "db" | "clock" | "ids" | "config
  * screens (refund-changes.ts); returns the refund as moved.
  */
 async function runMove(deps: Pick<RefundDeps, "db" | "config">, refund: Refund, steps: BatchStep[]): Promise<Refund> {
-  const results = await directSql(deps.db).batch([...steps, ...refundChangeNotice(deps, refund)]);
-  announceRefundChange(deps.db, refund);
+  const results = await directSql(deps.db).batch([...steps, ...refundChanges.notices(deps, [refund])]);
+  refundChanges.announce(deps.db, [refund]);
   return movedRefundOf(deps.db, results[0]!.rows);
 }
 

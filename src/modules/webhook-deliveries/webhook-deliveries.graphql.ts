@@ -2,7 +2,8 @@ import { needs, builder } from "../../graphql/builder.ts";
 import type { GraphQLResolveInfo } from "graphql";
 import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
 import { type GraphQLContext, requireService } from "../../graphql/context.ts";
-import { DELIVERIES_CREDENTIAL_REVOKED, watchDeliveryChanges } from "./webhook-deliveries.live.ts";
+import { CREDENTIAL_REVOKED } from "../events/change-channel.ts";
+import { watchDeliveryChanges } from "./webhook-deliveries.live.ts";
 import { unauthorized } from "../../errors.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 import { getWebhookDelivery, retryWebhookDelivery, sendTestWebhook } from "./webhook-deliveries.service.ts";
@@ -88,7 +89,7 @@ builder.subscriptionFields((t) => ({
     args: { endpointId: t.arg.id() },
     subscribe: (_root, args, ctx) => watchDeliveryChanges(ctx.deps, requireService(ctx).scope, args.endpointId ? String(args.endpointId) : null),
     resolve: (delivery) => {
-      if (delivery === DELIVERIES_CREDENTIAL_REVOKED) throw unauthorized();
+      if (delivery === CREDENTIAL_REVOKED) throw unauthorized();
       return delivery;
     },
   }),

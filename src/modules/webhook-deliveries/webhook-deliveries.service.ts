@@ -11,7 +11,7 @@ import { eventRow } from "../events/events.service.ts";
 import { insertEventInTransaction } from "../events/events.store.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
 import { paymentEvent } from "../payments/payments.view.ts";
-import { announceDeliveryChanges } from "./delivery-changes.ts";
+import { deliveryChanges } from "./delivery-changes.ts";
 import type { DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 import { takesEvent } from "../events/event-kinds.ts";
 import { findEvent } from "../events/events.store.ts";
@@ -152,6 +152,6 @@ export async function sendTestWebhook(ctx: ServiceContext, endpointId: string): 
 
 /** Other screens of the scope show the delivery's new state (pending, its attempt asked for) at once. */
 function announced(ctx: ServiceContext, delivery: DeliveryWithAttempts): DeliveryWithAttempts {
-  announceDeliveryChanges(ctx.db, [delivery]);
+  deliveryChanges.announce(ctx.db, [delivery]);
   return delivery;
 }
