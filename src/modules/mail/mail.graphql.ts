@@ -4,7 +4,7 @@ import { listConnection } from "../../graphql/connection.ts";
 import { MAIL_STATUSES, type MailKind, type MailStatus } from "./mail.service.ts";
 import type { Scope } from "../../context.ts";
 import { unauthorized } from "../../errors.ts";
-import { CREDENTIAL_REVOKED, watchChanges } from "../events/change-channel.ts";
+import { CREDENTIAL_REVOKED, watchChanges } from "../events/changes.live.ts";
 import { mailChanges } from "./mail-changes.ts";
 import { findMailMessage, listMailMessages } from "./mail.store.ts";
 

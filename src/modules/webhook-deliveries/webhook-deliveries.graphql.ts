@@ -2,7 +2,7 @@ import { needs, builder } from "../../graphql/builder.ts";
 import type { GraphQLResolveInfo } from "graphql";
 import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
 import { type GraphQLContext, requireService } from "../../graphql/context.ts";
-import { CREDENTIAL_REVOKED } from "../events/change-channel.ts";
+import { CREDENTIAL_REVOKED } from "../events/changes.live.ts";
 import { watchDeliveryChanges } from "./webhook-deliveries.live.ts";
 import { unauthorized } from "../../errors.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./webhook-deliveries.inputs.ts";

@@ -2,7 +2,7 @@
 // delivery-changes.ts announces, of the caller's scope (of one endpoint if asked), read again as they are now.
 import type { Deps, Scope } from "../../context.ts";
 import type { Logger } from "../../shared/logger.ts";
-import { CREDENTIAL_REVOKED, watchChanges } from "../events/change-channel.ts";
+import { CREDENTIAL_REVOKED, watchChanges } from "../events/changes.live.ts";
 import { deliveryChanges } from "./delivery-changes.ts";
 import { type DeliveryWithAttempts, findWebhookDelivery } from "./webhook-deliveries.store.ts";
 
