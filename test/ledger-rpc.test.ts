@@ -12,6 +12,7 @@ import { serve } from "../src/server.ts";
 import { captureLog } from "./support/captured-log.ts";
 import { fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
 import { paymentsApi } from "./support/payments-api.ts";
+import { startWebhookReceiver } from "./support/webhook-receiver.ts";
 import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts";
 
 type Payments = ReturnType<typeof paymentsApi>;
@@ -21,7 +22,7 @@ let merchant: Merchant;
 let network: SimulatedNetwork;
 
 beforeAll(async () => {
-  t = await startTestApp({ workers: true, env: { LEDGER: "simulated", LEDGER_API: "rpc", SIM_LEDGER_CLOSE_MS: "100", STELLAR_RPC_POLL_MS: "100" } });
+  t = await startTestApp({ workers: true, env: { LEDGER: "simulated", LEDGER_API: "rpc", SIM_LEDGER_CLOSE_MS: "100", STELLAR_RPC_POLL_MS: "100", WEBHOOK_ALLOW_PRIVATE: "true" } });
   merchant = await t.createMerchant();
   ({ createPayment, waitForStatus } = paymentsApi(t, merchant.sandboxKey));
   network = t.app.ledger.simulatedNetwork(Networks.TESTNET)!;
@@ -62,7 +63,10 @@ describe("the service on Stellar RPC", () => {
     ]);
   });
 
-  it("completes a payment from a contract account (C...) with payer_address the contract, and its refund waits for the payer's claim", async () => {
+  it("completes a payment from a contract account (C...) like any other: webhook, checkout receipt, and a refund the payer claims to an account", async () => {
+    const receiver = await startWebhookReceiver();
+    const endpoint = await t.api("POST", "/webhook-endpoints", { key: merchant.sandboxKey, body: { url: `${receiver.url}/hook`, enabled_events: ["payment.completed"] } });
+    expect(endpoint.status).toBe(201);
     const payment = await createPayment({ amount: "3" });
     const contract = contractAddress();
     const recorded = await network.recordContractTransfer({ from: contract, to: payment.payment_instructions.muxed_destination, asset: Asset.native(), amount: "3" });
@@ -72,9 +76,28 @@ describe("the service on Stellar RPC", () => {
     const completed = await t.database.db.event.findFirstOrThrow({ where: { resourceId: payment.id, type: "payment.completed" } });
     expect(JSON.parse(completed.data)).toMatchObject({ payer_address: contract, tx_hash: recorded.hash });
     // A classic payment cannot reach a contract: the payer names an account to be refunded to.
+    // The merchant's webhook, delivered once, names the contract as the payer.
+    await receiver.waitFor("/hook", 1);
+    const delivered = receiver.at("/hook").map((r) => JSON.parse(r.rawBody));
+    expect(delivered).toMatchObject([{ event: "payment.completed", data: { id: payment.id, payer_address: contract, tx_hash: recorded.hash, amount_received: "3.0000000" } }]);
+    // The payer's checkout shows the paid state with its receipt: the transaction that paid it.
+    const checkout = await t.graphql(`query ($id: ID!) { checkout(id: $id) { state receipt { txHash paidAsset { assetCode } } } }`, { id: payment.id });
+    expect(checkout.body.data.checkout).toEqual({ state: "paid", receipt: { txHash: recorded.hash, paidAsset: { assetCode: "XLM" } } });
+    // The merchant's dashboard shows the contract as the payer.
+    const detail = await t.graphql(`query ($id: ID!) { payment(id: $id) { payerAddress } }`, { id: payment.id }, merchant.sandboxKey);
+    expect(detail.body.data.payment.payerAddress).toBe(contract);
+    // A classic payment cannot reach a contract: the refund waits for the payer to name an account,
+    // and naming the contract itself is refused, saying why.
     const refund = await t.api("POST", "/refunds", { key: merchant.sandboxKey, body: { payment_id: payment.id } });
     expect(refund.status).toBe(201);
-    expect(refund.body.status).toBe("pending_claim");
+    expect(refund.body).toMatchObject({ status: "pending_claim", destination_address: null, claim_url: expect.stringContaining(`/r/${refund.body.id}`) });
+    const claim = `mutation ($id: ID!, $destination: RefundDestinationInput!) { claimRefund(id: $id, destination: $destination) { status destinationAddress } }`;
+    const toContract = await t.graphql(claim, { id: refund.body.id, destination: { address: contract } });
+    expect(toContract.body.errors[0]).toMatchObject({ message: "Destination address: a Stellar account address: 56 characters starting with G", extensions: { code: "BAD_REQUEST" } });
+    const payerAccount = await fundedPayer(walletOn(network, `${t.url}/_sim/horizon`));
+    const claimed = await t.graphql(claim, { id: refund.body.id, destination: { address: payerAccount.publicKey() } });
+    expect(claimed.body.data.claimRefund).toEqual({ status: "requires_signature", destinationAddress: payerAccount.publicKey() });
+    await receiver.close();
   });
 
   it("matches a contract's transfer to the plain settlement wallet by nothing: kept as unmatched, counted once", async () => {

@@ -41,13 +41,26 @@ export interface RpcNode {
 const PAGE_LIMIT = 2_000;
 /** The most events verified in one database transaction, as the Horizon stream does. */
 const MAX_BATCH = 200;
-/** Ledgers inside getEvents' window a stream resumes at after a gap: the window's oldest end moves on meanwhile. */
-const WINDOW_MARGIN_LEDGERS = 10;
 /** Recent ledgers read for a classic payment that shows whether the node emits classic events. */
 const PROBE_LEDGERS = 100;
 const CLASSIC_PAYMENT_OPERATIONS = new Set(["payment", "pathPaymentStrictReceive", "pathPaymentStrictSend", "createAccount", "accountMerge"]);
 
 type Raw = Record<string, any>;
+
+/** Ledgers inside a full window that a read starts at: its oldest end moves on (a ledger every 5 s) while we ask. */
+const WINDOW_SAFETY_LEDGERS = 10;
+
+/**
+ * The oldest ledger of getHealth's window (the transactions') a read can start at and still find
+ * there: a few ledgers in when the window is full and moving, its first when it is not yet full
+ * (a node holding all its history since it started drops nothing).
+ */
+function firstSafeLedger(health: Raw): number {
+  const oldest = Number(health.oldestLedger ?? 1);
+  const retention = Number(health.ledgerRetentionWindow ?? 0);
+  const full = retention === 0 || Number(health.latestLedger) - oldest + 1 >= retention;
+  return full ? oldest + WINDOW_SAFETY_LEDGERS : oldest;
+}
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -126,8 +139,7 @@ function eventsOfTransactions(transactions: Raw[]): AssetEvent[] {
 export async function emitsClassicEvents(source: RpcNode): Promise<boolean | null> {
   const health = (await source.server.getHealth()) as unknown as Raw;
   const latest = Number(health.latestLedger);
-  // Two ledgers inside the window: its oldest end moves on (a ledger every 5 s) while we ask.
-  const startLedger = Math.max(Number(health.oldestLedger ?? 1) + 2, latest - PROBE_LEDGERS, 1);
+  const startLedger = Math.max(firstSafeLedger(health), latest - PROBE_LEDGERS, 1);
   if (startLedger > latest) return null;
   const page = (await source.server._getTransactions({ startLedger, pagination: { limit: 200 } })) as unknown as Raw;
   for (const tx of ((page.transactions ?? []) as Raw[]).reverse()) {
@@ -247,9 +259,9 @@ export function streamAssetEvents(source: RpcNode, cursor: string, handlers: Pay
   async function catchUp(from: string, window: { oldest: number; latest: number }): Promise<string> {
     const eventsOldest = window.oldest;
     const fromLedger = Math.max(1, ledgerOfEventId(from));
-    const transactionsOldest = Number(((await source.server.getHealth()) as unknown as Raw).oldestLedger ?? eventsOldest);
+    const transactionsOldest = firstSafeLedger((await source.server.getHealth()) as unknown as Raw);
     // The window's oldest end moves on while we read: getEvents resumes a little inside it.
-    const resumeLedger = Math.min(eventsOldest + WINDOW_MARGIN_LEDGERS, window.latest);
+    const resumeLedger = Math.min(eventsOldest + WINDOW_SAFETY_LEDGERS, window.latest);
     const readFrom = Math.max(fromLedger, transactionsOldest);
     let position = from;
     let lostFrom = fromLedger;
