@@ -122,7 +122,7 @@ describe("finding 5: one budget per API key, whichever door it calls", () => {
       const refused = await t.graphql(`{ ${PAYMENTS_FIELD} }`, {}, m.liveKey);
       expect(refused.body.data ?? null).toBeNull();
       expect(refused.body.errors).toEqual([
-        expect.objectContaining({ message: "Too many requests", extensions: { code: "RATE_LIMITED", retryAfter: 1 } }),
+        expect.objectContaining({ message: "Too many requests; try again in 1 second", extensions: { code: "RATE_LIMITED", retryAfter: 1 } }),
       ]);
     });
   });

@@ -204,7 +204,7 @@ describe("one-time codes and links", () => {
     const newer = await resetLink(user.id);
     expect((await postGraphQL(t, { query: RESET, variables: { token: newer, newPassword: "set by the newer link" } })).body).toEqual({ data: { resetPassword: true } });
     const stale = await postGraphQL(t, { query: RESET, variables: { token: older, newPassword: "set by the older link" } });
-    expect(messageOf(stale)).toBe("token: this link has already been used; ask for a new one");
+    expect(messageOf(stale)).toBe("This link has already been used: ask for a new one");
     expect(codeOf(await login(user.email, "set by the newer link", "203.0.113.50"))).toBe("OK");
   });
 
@@ -215,7 +215,7 @@ describe("one-time codes and links", () => {
     const CHANGE = `mutation($c: String!, $n: String!) { changePassword(currentPassword: $c, newPassword: $n) }`;
     expect((await owner.graphql(CHANGE, { c: PASSWORD, n: "changed in the dashboard" }, { headers: from("203.0.113.51") })).body).toEqual({ data: { changePassword: true } });
     const stale = await postGraphQL(t, { query: RESET, variables: { token: link, newPassword: "set by an old link" } });
-    expect(messageOf(stale)).toBe("token: this link has already been used; ask for a new one");
+    expect(messageOf(stale)).toBe("This link has already been used: ask for a new one");
     expect(codeOf(await login(user.email, "changed in the dashboard", "203.0.113.51"))).toBe("OK");
   });
 });

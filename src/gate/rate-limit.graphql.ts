@@ -15,6 +15,7 @@ import {
 import type { Plugin } from "graphql-yoga";
 import type { Deps, Scope } from "../context.ts";
 import { tooManyRequests } from "../errors.ts";
+import { waitInWords } from "../shared/wait-words.ts";
 import { authenticateApiKey, bearerToken } from "../modules/api-keys/api-keys.service.ts";
 import type { ApiResponse } from "../rest/transport.ts";
 import { clientAddressOf } from "./client-address.ts";
@@ -55,8 +56,9 @@ export function operationPoints(document: DocumentNode, operationName?: string |
 
 function rateLimitedError(retryAfterSeconds: number): GraphQLError {
   // A plain GraphQLError (no originalError): graphql-sse ends a refused subscription's stream after it.
+  // The words say the wait as a person reads it; extensions.retryAfter keeps the seconds for programs.
   const { message, code } = tooManyRequests();
-  return new GraphQLError(message, { extensions: { code, retryAfter: retryAfterSeconds } });
+  return new GraphQLError(`${message}; try again in ${waitInWords(retryAfterSeconds)}`, { extensions: { code, retryAfter: retryAfterSeconds } });
 }
 
 export interface GraphQLRateGate {

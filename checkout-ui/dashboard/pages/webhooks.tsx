@@ -7,6 +7,7 @@ import { useId, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Button, Field, FieldError, ListFilters, Notice, Page, Pager, SecretOnce, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
 import { EVENT_KINDS } from "../../../src/modules/events/event-kinds.ts";
+import { untilInWords } from "../../../src/shared/wait-words.ts";
 import { errorText, formErrors, graphql } from "../graphql.ts";
 import { can, useSession } from "../session.tsx";
 
@@ -266,7 +267,13 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
                 </dd>
                 <dt>Next retry</dt>
                 <dd>
-                  <When at={d.nextRetryAt} />
+                  {d.nextRetryAt ? (
+                    <>
+                      {untilInWords(new Date(d.nextRetryAt), new Date())} (<When at={d.nextRetryAt} />)
+                    </>
+                  ) : (
+                    <When at={null} />
+                  )}
                 </dd>
                 <dt>Last error</dt>
                 <dd>{d.lastError ?? "—"}</dd>

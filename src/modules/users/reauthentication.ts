@@ -6,6 +6,7 @@ import { MAX_PASSWORD_LENGTH, busy, passwordWorkHasRoom, verifyPassword } from "
 import { secondFactorMatches, twoFactorEnabled } from "./two-factor.ts";
 import { sessionOf } from "./session-user.ts";
 import { userById } from "./users.store.ts";
+import { waitInWords } from "../../shared/wait-words.ts";
 
 /**
  * Counts sign-in attempts per email, per address and per (email, address) (src/gate/rate-limit.ts
@@ -25,11 +26,6 @@ export interface AllowedAttempt {
   /** signed in: its point back, and the address is known for the email from now on */
   succeeded(): Promise<void>;
 }
-
-const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
-/** A wait in words a person reads ("15 minutes", "2 hours"), rounded up: never sooner than it is. */
-export const waitInWords = (seconds: number) =>
-  seconds < 60 ? plural(seconds, "second") : seconds < 90 * 60 ? plural(Math.ceil(seconds / 60), "minute") : plural(Math.ceil(seconds / 3600), "hour");
 
 /**
  * Takes an attempt from the throttle, or RATE_LIMITED with `what` and the wait; or, when argon2 has
