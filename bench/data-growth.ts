@@ -23,6 +23,8 @@ import { cursorOf } from "../src/graphql/connection.ts";
 import { createWebhookEndpointSchema } from "../src/modules/webhook-endpoints/webhook-endpoints.inputs.ts";
 import { createWebhookEndpoint } from "../src/modules/webhook-endpoints/webhook-endpoints.service.ts";
 import { randomBase62 } from "../src/shared/ids.ts";
+import { createHash } from "node:crypto";
+import { searchTermsOf } from "../src/modules/payments/payment-search.ts";
 import { measure, percentile } from "./lib/measure.ts";
 import { prepareMerchant, startService, type ServiceUnderTest } from "./lib/service.ts";
 
@@ -47,6 +49,7 @@ const dialects = flags.dialect ? [flags.dialect] : ["sqlite", "postgresql"];
 
 // ---- the data: what a merchant with `payments` payments has, in proportion
 
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const DAY_MS = 86_400_000;
 /** rows written per statement (and per transaction: one chunk of payments with all that hangs on them) */
 const CHUNK = 5000;
@@ -95,6 +98,7 @@ const COLUMNS = {
     id: "text", organizationId: "text", environment: "text", endpointId: "text", eventId: "text", eventType: "text", status: "text",
     attemptCount: "integer", responseCode: "integer", requestPayload: "text", createdAt: "timestamp", updatedAt: "timestamp",
   },
+  PaymentSearchTerm: { organizationId: "text", environment: "text", term: "text", createdAt: "timestamp", paymentId: "text" },
   LedgerPayment: {
     networkPassphrase: "text", operationId: "text", txHash: "text", account: "text", sourceAccount: "text", amount: "bigint",
     assetCode: "text", memoType: "text", memo: "text", paymentId: "text", ledgerCreatedAt: "timestamp", createdAt: "timestamp",
@@ -119,6 +123,8 @@ interface Seeded {
   invoiceId: string;
   paymentLinkId: string;
   txHash: string;
+  /** what a merchant types: the start of the middle payment's id, an email of a customer, a number in few descriptions */
+  search: { idStart: string; email: string; number: string };
   periodFrom: string;
   periodTo: string;
 }
@@ -135,7 +141,15 @@ async function seedOrganization(sql: DirectSql, org: { serial: number; id: strin
   const createdMs = (i: number) => start + Math.floor((i * 180 * DAY_MS) / payments);
   /** numbers unique across the organizations: memo ids and ledger operation ids */
   const numbered = (i: number, kind = 0) => String((BigInt(org.serial) * 10n ** 12n + BigInt(i)) * 10n + BigInt(kind));
-  const txHashOf = (i: number) => `${tag}${String(i).padStart(58, "0")}`;
+  // As the service's ids (src/shared/ids.ts): the creation time in 8 base62 characters first, then
+  // the rest unique (a search by an id's start meets the payments of that millisecond).
+  const paymentIdOf = (i: number, ms: number) => {
+    let time = "";
+    for (let k = 0, rest = ms; k < 8; k++, rest = Math.floor(rest / 62)) time = BASE62[rest % 62] + time;
+    return `pay_${time}${tag}${String(i).padStart(9, "0")}`;
+  };
+  // random-looking, as the ledger's are (a search by a hash's start meets few others)
+  const txHashOf = (i: number) => createHash("sha256").update(`${tag}${i}`).digest("hex");
 
   const customers = Math.max(10, Math.floor(payments / 200));
   const links = Math.max(100, Math.floor(payments / 1000)); // both organizations' lists of inactive links fill a page
@@ -155,24 +169,31 @@ async function seedOrganization(sql: DirectSql, org: { serial: number; id: strin
   const keep = (list: string, value: string) => (ids[list] ??= []).push(value);
   let invoices = 0;
   for (let from = 0; from < payments; from += CHUNK) {
-    const rows: Required<Rows> = { Customer: [], PaymentLink: [], Payment: [], Event: [], CheckoutSession: [], Invoice: [], MailMessage: [], WebhookDelivery: [], LedgerPayment: [] };
+    const rows: Required<Rows> = { Customer: [], PaymentLink: [], Payment: [], PaymentSearchTerm: [], Event: [], CheckoutSession: [], Invoice: [], MailMessage: [], WebhookDelivery: [], LedgerPayment: [] };
     for (let i = from; i < Math.min(payments, from + CHUNK); i++) {
       const status = statusOf(i);
       const created = createdMs(i);
       const settled = created + 3 * 60_000;
-      const paymentId = id("pay", i);
+      const paymentId = paymentIdOf(i, created);
       const customerId = i % 10 < 3 ? id("cus", i % customers) : null;
       const txHash = status === "completed" ? txHashOf(i) : null;
       const source = i % 10 === 9 ? "checkout_session" : i % 20 === 3 ? "invoice" : "direct";
+      const amount = 125_000_000 + (i % 1000) * 10_000;
+      const description = `Order ${i}`;
+      const metadata = `{"order_id":"${i}"}`;
       rows.Payment.push({
-        id: paymentId, ...scope, amount: 125_000_000 + (i % 1000) * 10_000, settlementAssetCode: "XLM", allowedAssets: '[{"code":"XLM","issuer":null}]',
-        paidAssetCode: txHash ? "XLM" : null, status, description: `Order ${i}`, metadata: `{"order_id":"${i}"}`, sourceType: source, customerId,
+        id: paymentId, ...scope, amount, settlementAssetCode: "XLM", allowedAssets: '[{"code":"XLM","issuer":null}]',
+        paidAssetCode: txHash ? "XLM" : null, status, description, metadata, sourceType: source, customerId,
         payerAddress: txHash ? org.wallet : null, txHash, confirmedAt: txHash ? stamp(settled) : null,
         // Those still awaiting payment (pending, failed) expire tomorrow: the service's expiry
         // would otherwise spend the measurements expiring them.
         expiresAt: stamp(status === "pending" || status === "failed" ? now + DAY_MS : created + 30 * 60_000), amountReceived: txHash ? 125_000_000 : 0,
         settlementAddress: org.wallet, networkPassphrase: network, memoId: numbered(i), createdAt: stamp(created), updatedAt: stamp(txHash ? settled : created),
       });
+      // what the payment's insert and completion write for the search (payment-search.ts)
+      for (const term of searchTermsOf({ id: paymentId, description, metadata, amount: BigInt(amount), txHash })) {
+        rows.PaymentSearchTerm.push({ ...scope, term, createdAt: stamp(created), paymentId });
+      }
       keep("payments", paymentId);
       keep(`payments:${status}`, paymentId);
       if (customerId === id("cus", 0)) keep("payments:customer", paymentId);
@@ -257,6 +278,7 @@ async function seedOrganization(sql: DirectSql, org: { serial: number; id: strin
     paymentLinkId: id("plink", 9 % links),
     // the oldest payment's (completed): a search that walked the list would walk all of it
     txHash: txHashOf(0),
+    search: { idStart: middle.payments!.slice(0, 14), email: `buyer${Math.floor(customers / 2)}@example.test`, number: String(Math.floor(payments / 2)) },
     periodFrom: new Date(createdMs(Math.floor(payments / 4))).toISOString(),
     periodTo: new Date(createdMs(Math.floor((payments * 3) / 4))).toISOString(),
   };
@@ -292,6 +314,15 @@ function listsOf(s: Seeded): ListRequest[] {
     q("GraphQL payments, deep (after)", `payments(first: 20, after: ${after("payments")})`),
     q("GraphQL payments in a period, deep", `payments(first: 20, createdFrom: "${s.periodFrom}", createdTo: "${s.periodTo}", after: ${after("payments")})`),
     q("GraphQL payments(search: txHash)", `payments(first: 20, search: "${s.txHash}")`),
+    // #27 item 8: what a merchant types (payment-search.ts)
+    q("search: a word in every payment (order)", `payments(first: 20, search: "order")`),
+    q("search: the start of that word (ord)", `payments(first: 20, search: "ord")`),
+    q("search: the start of the oldest hash", `payments(first: 20, search: "${s.txHash.slice(0, 12)}")`),
+    q("search: the start of an id", `payments(first: 20, search: "${s.search.idStart}")`),
+    q("search: an amount (12.5, 1 payment in 1,000)", `payments(first: 20, search: "12.5")`),
+    q("search: a number in few descriptions", `payments(first: 20, search: "${s.search.number}")`),
+    q("search: a customer's email", `payments(first: 20, search: "${s.search.email}")`),
+    q("search: two words (order and a number)", `payments(first: 20, search: "order ${s.search.number}")`),
     { name: "checkout-sessions", rest: "/checkout-sessions?limit=20" },
     { name: "checkout-sessions, deep", rest: `/checkout-sessions?limit=20&starting_after=${m.sessions}` },
     { name: "checkout-sessions?status=open, deep", rest: `/checkout-sessions?limit=20&status=open&starting_after=${m["sessions:open"]}` },

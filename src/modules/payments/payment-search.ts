@@ -31,6 +31,10 @@ export const MAX_SEARCH_LENGTH = 200;
 export const MAX_SEARCH_WORDS = 8;
 /** Past this many customers matching a word, their payments are read in the list's order (searchPayments). */
 const MANY_CUSTOMERS = 100;
+/** A word's term rows are counted up to this many to tell the rarest word of a search. */
+const COUNTED = 1000;
+/** What one matching customer weighs against one term row when telling the rarest word (its payments). */
+const CUSTOMER_COST = 10;
 /** The most terms kept for one payment: 50 metadata values of 500 characters would be thousands. */
 const MAX_TERMS = 300;
 
@@ -39,6 +43,9 @@ const wordsOf = (text: string): string[] => text.normalize("NFKC").toLowerCase()
 
 /** An amount as a term: its decimal without trailing zeros ("12.5000000" -> "12.5", "3.0000000" -> "3"). */
 const amountTerm = (stroops: bigint) => formatStroops(stroops).replace(/\.?0+$/, "");
+
+/** The term of exactly this amount ("=" is in no word). */
+const exactAmountTerm = (stroops: bigint) => `=${amountTerm(stroops)}`;
 
 const prefixesOf = (word: string) => Array.from({ length: Math.min(word.length, SEARCH_PREFIX) }, (_, i) => word.slice(0, i + 1));
 
@@ -57,7 +64,8 @@ export function searchTermsOf(payment: Pick<Payment, "id" | "description" | "met
     ...wordsOf(payment.description ?? ""),
     ...metadataValues(payment.metadata).flatMap(wordsOf),
   ];
-  const terms = new Set<string>();
+  // the whole amount, for an amount typed with its decimal point: one term, however many amounts share its start
+  const terms = new Set<string>([exactAmountTerm(payment.amount)]);
   for (const word of words) {
     for (const prefix of prefixesOf(word)) {
       if (terms.size === MAX_TERMS) return [...terms];
@@ -107,8 +115,6 @@ interface Word {
   term: string;
   /** the whole word, checked on the row when the term is only its start */
   longer: string | null;
-  /** an amount with a decimal point: the payment's amount must be exactly this */
-  stroops: bigint | null;
   /** a part of a customer's name or email (none for an amount) */
   customerPart: string | null;
 }
@@ -125,16 +131,14 @@ export function parseSearch(search: string): { words: Word[]; exact: string | nu
   const words: Word[] = [];
   for (const raw of typed) {
     if (AMOUNT_PATTERN.test(raw) && raw.includes(".")) {
-      const stroops = toStroops(raw);
-      const term = amountTerm(stroops);
-      words.push({ term: term.slice(0, SEARCH_PREFIX), longer: null, stroops, customerPart: null });
+      words.push({ term: exactAmountTerm(toStroops(raw)), longer: null, customerPart: null });
       continue;
     }
     for (const word of wordsOf(raw.replace(/^pay_/i, ""))) {
-      words.push({ term: word.slice(0, SEARCH_PREFIX), longer: word.length > SEARCH_PREFIX ? word : null, stroops: null, customerPart: word });
+      words.push({ term: word.slice(0, SEARCH_PREFIX), longer: word.length > SEARCH_PREFIX ? word : null, customerPart: word });
     }
   }
-  const distinct = [...new Map(words.map((w) => [JSON.stringify([w.term, w.longer, String(w.stroops)]), w])).values()];
+  const distinct = [...new Map(words.map((w) => [JSON.stringify([w.term, w.longer]), w])).values()];
   if (distinct.length > MAX_SEARCH_WORDS) throw tooManyWords();
   // One word as typed may be a whole id or hash: found by its own index too (payments made before
   // their terms were).
@@ -147,14 +151,13 @@ type P = ExpressionBuilder<DB & { p: DB["Payment"] }, "p">;
 const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const likeLower = (column: Expression<unknown>, text: string) => sql<SqlBool>`lower(coalesce(${column}, '')) like ${containing(text)} escape '\\'`;
 
-/** The row holds the word's whole (the term sought was its start) and its exact amount. */
+/** The row holds the word's whole (the term sought was its start). */
 function checkedOnRow(eb: P, word: Word): Expression<SqlBool>[] {
   const checks: Expression<SqlBool>[] = [];
   if (word.longer) {
     const { longer } = word;
     checks.push(eb.or((["p.id", "p.txHash", "p.description", "p.metadata"] as const).map((column) => likeLower(eb.ref(column), longer))));
   }
-  if (word.stroops !== null) checks.push(eb("p.amount", "=", word.stroops));
   return checks;
 }
 
@@ -236,8 +239,8 @@ async function cursorPosition(typed: TypedSql, scope: Scope, cursor: Cursor | un
 }
 
 /**
- * A page of the caller's payments matching `search` and the other filters. The word with the longest
- * term (the likeliest to be rare) is sought: its term's rows newest first, its customers' payments
+ * A page of the caller's payments matching `search` and the other filters. One word is sought (the
+ * rarest): its term's rows newest first, its customers' payments
  * newest first, and (one word) the payment of that id or hash; the other words are checked on each
  * payment read. Each source reads at most a page past the bounds, in its index's order, and the page
  * is the newest of what they found: the top of a union is the top of its parts' tops.
@@ -253,10 +256,40 @@ export async function searchPayments(ctx: ServiceContext, filters: OtherFilters 
     lower: highest(await cursorPosition(typed, scope, request.before), filters.createdFrom ? { createdAt: filters.createdFrom, id: "" } : undefined),
   };
   const direction = request.fromBefore ? "asc" : "desc";
-  const driver = words.reduce((best, word) => (word.term.length > best.term.length ? word : best));
+  const q = typed.q;
+  // Each word's customers (a scan of the caller's customers, up to one past MANY_CUSTOMERS).
+  const customersOf = new Map<Word, { id: string }[]>();
+  for (const word of words) {
+    if (word.customerPart !== null) customersOf.set(word, await typed.all(customersHolding(q as never, scope, word.customerPart).limit(MANY_CUSTOMERS + 1)));
+  }
+  // Sought: the rarest word, as far as a bounded count tells (its term's rows, up to COUNTED, and its
+  // customers): each payment read is checked against the other words, so a common word sought with a
+  // rare one would read most of the list.
+  const termRows = new Map<Word, number>();
+  for (const word of words) {
+    const counted = q
+      .selectFrom(
+        q
+          .selectFrom("PaymentSearchTerm")
+          .select("paymentId")
+          .where("organizationId", "=", scope.organizationId)
+          .where("environment", "=", scope.environment)
+          .where("term", "=", word.term)
+          .limit(COUNTED)
+          .as("some"),
+      )
+      .select((eb) => eb.fn.countAll<number>().as("n"));
+    const { sql: text, parameters } = counted.compile();
+    const [row] = await typed.direct.all(text, parameters as unknown[]);
+    termRows.set(word, Number(row?.n ?? 0));
+  }
+  const cost = (word: Word) => termRows.get(word)! + CUSTOMER_COST * (customersOf.get(word)?.length ?? 0);
+  const driver = words.reduce((best, word) => {
+    const [a, b] = [cost(word), cost(best)];
+    return a < b || (a === b && word.term.length > best.term.length) ? word : best;
+  });
   const others = words.filter((word) => word !== driver);
   const take = request.limit + 1;
-  const q = typed.q;
   const restOf = (eb: P, order: [string, string]) => [...listConditions(eb, scope, filters, bounds, order), ...others.map((word) => matches(eb, scope, word))];
   const paymentsIn = (ids: unknown) =>
     typed.all(q.selectFrom("Payment as p").selectAll("p").where("p.id", "in", ids as never)) as Promise<Payment[]>;
@@ -277,7 +310,7 @@ export async function searchPayments(ctx: ServiceContext, filters: OtherFilters 
   const sources = [paymentsIn(byTerm)];
   if (driver.customerPart !== null) {
     const { customerPart } = driver;
-    const customers = await typed.all(customersHolding(q as never, scope, customerPart).limit(MANY_CUSTOMERS + 1));
+    const customers = customersOf.get(driver)!;
     const ofCustomers = (customer: (eb: P) => Expression<SqlBool>) =>
       q
         .selectFrom("Payment as p")
@@ -291,14 +324,18 @@ export async function searchPayments(ctx: ServiceContext, filters: OtherFilters 
     if (customers.length > MANY_CUSTOMERS) sources.push(paymentsIn(ofCustomers((eb) => eb("p.customerId", "in", customersHolding(eb, scope, customerPart)))));
     else for (const { id } of customers) sources.push(paymentsIn(ofCustomers((eb) => eb("p.customerId", "=", id))));
   }
-  if (exact !== null) {
-    // found by key or the hash's index first; the other conditions are checked on those rows
-    const byKey = q
-      .selectFrom("Payment as p")
-      .select("p.id")
-      .where("p.id", "in", q.selectFrom("Payment").select("id").where((eb) => eb.or([eb("id", "=", exact), eb("txHash", "=", exact)])))
-      .where((eb) => eb.and(restOf(eb, ["p.createdAt", "p.id"])));
-    sources.push(paymentsIn(byKey));
+  if (exact !== null && others.length === 0) {
+    // By the primary key or the hash's index alone, the rest checked here: given the scope in SQL,
+    // a planner may walk the caller's list in order testing each payment against the key.
+    const byKey = q.selectFrom("Payment as p").selectAll("p").where((eb) => eb.or([eb("p.id", "=", exact), eb("p.txHash", "=", exact)]));
+    const inPage = (row: Payment) =>
+      row.organizationId === scope.organizationId &&
+      row.environment === scope.environment &&
+      (!filters.status || row.status === filters.status) &&
+      (!filters.customerId || row.customerId === filters.customerId) &&
+      (!bounds.upper || before(row, bounds.upper) < 0) &&
+      (!bounds.lower || before(row, bounds.lower) > 0);
+    sources.push((typed.all(byKey) as Promise<Payment[]>).then((rows) => rows.filter(inPage)));
   }
   const found = new Map<string, Payment>();
   for (const rows of await Promise.all(sources)) for (const row of rows) found.set(row.id, row);
