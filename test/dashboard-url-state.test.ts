@@ -34,6 +34,29 @@ const paymentsTable = (page: Page) => page.getByRole("region", { name: "Payments
 const query = (page: Page) => Object.fromEntries(new URL(page.url()).searchParams);
 
 describe("filters in the address", () => {
+  it("finds a payment by a part of its description typed in Payments' search, which the address and a reload keep (#27 item 8)", async () => {
+    const soap = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "6", description: "Lavender soap bars" } });
+    const other = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "7", description: "Olive oil" } });
+    const page = await signedInTab(browser, t.url, owner, { width: 1280, height: 900 });
+    await page.goto(`${t.url}/dashboard/payments`);
+    await paymentsTable(page).getByRole("link", { name: other.body.id }).waitFor();
+    await unfoldFilters(page);
+    const search = page.getByLabel("Search");
+    // the words under the box say what it finds
+    expect(await search.getAttribute("aria-describedby")).toBeTruthy();
+    await page.getByText("Finds the start of an id, a description word").waitFor();
+    await search.fill("lavend");
+    await paymentsTable(page).getByRole("link", { name: soap.body.id }).waitFor();
+    await paymentsTable(page).getByRole("link", { name: other.body.id }).waitFor({ state: "detached" });
+    expect(query(page)).toEqual({ search: "lavend" });
+    await page.reload();
+    await paymentsTable(page).getByRole("link", { name: soap.body.id }).waitFor();
+    expect(await paymentsTable(page).getByRole("row").count()).toBe(2); // the head and the one payment
+    await unfoldFilters(page);
+    expect(await page.getByLabel("Search").inputValue()).toBe("lavend");
+    await page.close();
+  });
+
   it("keeps the Payments filters and search across a reload and a shared link, and Back returns to the filters before", async () => {
     const kept = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "4", description: "Kept by the link" } });
     const other = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "5", description: "Another one" } });

@@ -1,4 +1,5 @@
-// Payments: the list (status, customer, creation date range and search by id or transaction hash;
+// Payments: the list (status, customer, creation date range and a search as Stripe's: words of the
+// id, description, metadata, hash, amount, customer;
 // cursor paging; CSV export of what is shown and the pages after it) with live updates, and one
 // payment's detail with its timeline of events, ledger transaction, webhook deliveries, its refunds,
 // "Mark as completed" with a reason, and Refund / "Refund the excess" (prefilled) while money that
@@ -121,7 +122,8 @@ export function Payments() {
           label="Search"
           type="search"
           value={search}
-          placeholder="pay_… or tx hash"
+          placeholder="Description, customer, amount, id…"
+          hint="Finds the start of an id, a description word, a metadata value or a transaction hash, an amount (12.5), or a customer's name or email. Several words: all must match."
           onInput={(e) => setFilter("search", e.currentTarget.value, "type")}
         />
       </ListFilters>
