@@ -110,6 +110,53 @@ describe("filters in the address", () => {
     }
   }, 120_000);
 
+  it("keeps the page's cursor with the filters: a reload and Back return to the same page, a changed filter to the first", async () => {
+    const paged: string[] = [];
+    for (let i = 0; i < 23; i++) {
+      const made = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "1", description: `Paged ${i}` } });
+      paged.push(made.body.id);
+    }
+    const newest = paged.at(-1)!;
+    const page = await signedInTab(browser, t.url, owner, { width: 1280, height: 900 });
+    await page.goto(`${t.url}/dashboard/payments?status=pending`);
+    await paymentsTable(page).getByRole("link", { name: newest }).waitFor();
+    await page.getByRole("button", { name: "Next page" }).click();
+    await page.waitForURL((url) => url.searchParams.has("after"));
+    await paymentsTable(page).getByRole("link", { name: newest }).waitFor({ state: "detached" });
+    expect(query(page)).toMatchObject({ status: "pending" });
+    const secondPage = await paymentsTable(page).getByRole("link", { name: /^pay_/ }).allTextContents();
+    expect(secondPage.length).toBeGreaterThan(0);
+    expect(secondPage).not.toContain(newest);
+
+    // A reload shows the same page.
+    await page.reload();
+    await paymentsTable(page).getByRole("link", { name: secondPage[0]! }).waitFor();
+    expect(await paymentsTable(page).getByRole("link", { name: /^pay_/ }).allTextContents()).toEqual(secondPage);
+    // Back: the first page; Forward: the second again.
+    await page.goBack();
+    await page.waitForURL((url) => !url.searchParams.has("after"));
+    await paymentsTable(page).getByRole("link", { name: newest }).waitFor();
+    await page.goForward();
+    await page.waitForURL((url) => url.searchParams.has("after"));
+    await paymentsTable(page).getByRole("link", { name: secondPage[0]! }).waitFor();
+    // A changed filter starts at the first page: the cursor leaves the address.
+    await page.getByLabel("Status").selectOption("");
+    await page.waitForURL((url) => !url.searchParams.has("after") && !url.searchParams.has("status"));
+    await paymentsTable(page).getByRole("link", { name: newest }).waitFor();
+
+    // A list with no filters keeps its page too.
+    for (let i = 0; i < 21; i++) await t.api("POST", "/customers", { key: merchant.sandboxKey, body: { name: `Paged customer ${i}` } });
+    await page.goto(`${t.url}/dashboard/customers`);
+    await page.getByText("Paged customer 20").waitFor();
+    await page.getByRole("button", { name: "Next page" }).click();
+    await page.waitForURL((url) => url.searchParams.has("after"));
+    await page.getByText("Paged customer 0", { exact: true }).waitFor();
+    await page.reload();
+    await page.getByText("Paged customer 0", { exact: true }).waitFor();
+    expect(await page.getByText("Paged customer 20").count()).toBe(0);
+    await page.close();
+  }, 120_000);
+
   it("keeps Home's range and the other lists' filters in the address; each screen titles its tab", async () => {
     const page = await signedInTab(browser, t.url, owner, { width: 1280, height: 900 });
     await page.getByLabel("Range").selectOption("7");

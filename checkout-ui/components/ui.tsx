@@ -277,14 +277,4 @@ export function ListFilters(props: { active: number; children: ComponentChildren
   );
 }
 
-/**
- * A paging cursor plus "page size": one list screen's paging state. `filters` names what the list
- * shows: when it changes (a new filter, or Back to the filters before) paging starts at the first page.
- */
-export function usePaging(filters = "") {
-  const [state, setState] = useState<{ filters: string; cursor: Cursor }>({ filters, cursor: {} });
-  const cursor = state.filters === filters ? state.cursor : {};
-  const variables = cursor.before ? { last: PAGE_SIZE, before: cursor.before } : { first: PAGE_SIZE, after: cursor.after };
-  return { variables, setCursor: (next: Cursor) => setState({ filters, cursor: next }), reset: () => setState({ filters, cursor: {} }) };
-}
 export const PAGE_SIZE = 20;

@@ -1,8 +1,9 @@
 // Activity: the audit log, newest first: who created or revoked a key, changed a wallet or a role,
 // removed a teammate, turned two-factor sign-in on or off. Owners and admins only (the server says so too).
 import { useQuery } from "@urql/preact";
-import { Notice, Page, Pager, Table, When, usePaging } from "../../components/ui.tsx";
+import { Notice, Page, Pager, Table, When } from "../../components/ui.tsx";
 import { errorText, graphql } from "../graphql.ts";
+import { usePaging } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 
 const AUDIT_LOG = graphql(`

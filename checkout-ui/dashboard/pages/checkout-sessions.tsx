@@ -1,9 +1,9 @@
 // Checkout sessions: a read-only list.
 import { useQuery } from "@urql/preact";
 import { Link } from "wouter-preact";
-import { ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When } from "../../components/ui.tsx";
 import { errorText, graphql } from "../graphql.ts";
-import { useUrlFilters } from "../url-filters.ts";
+import { usePaging, useUrlFilters } from "../url-filters.ts";
 
 const SESSIONS = graphql(`
   query CheckoutSessions($first: Int, $after: String, $last: Int, $before: String, $status: CheckoutSessionStatus) {
@@ -22,8 +22,8 @@ const STATUSES: [string, string][] = [
 ];
 
 export function CheckoutSessions() {
-  const [{ status }, setFilter, shown] = useUrlFilters(["status"]);
-  const paging = usePaging(shown);
+  const [{ status }, setFilter] = useUrlFilters(["status"]);
+  const paging = usePaging();
   const [result] = useQuery({ query: SESSIONS, variables: { ...paging.variables, status: (status || null) as "open" | null } });
   const rows = result.data?.checkoutSessions.edges.map((e) => e.node) ?? [];
   return (

@@ -2,8 +2,9 @@
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Field, Notice, Page, Pager, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, Field, Notice, Page, Pager, Table, When } from "../../components/ui.tsx";
 import { errorText, formErrors, graphql } from "../graphql.ts";
+import { usePaging } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 import { InvoicesTable } from "./invoices.tsx";
 import { PaymentsTable } from "./payments.tsx";

@@ -4,10 +4,10 @@
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, ListFilters, Notice, Page, Pager, Select, Status, When, usePaging } from "../../components/ui.tsx";
+import { Button, ListFilters, Notice, Page, Pager, Select, Status, When } from "../../components/ui.tsx";
 import { EVENT_KINDS } from "../../../src/modules/events/event-kinds.ts";
 import { errorText, graphql } from "../graphql.ts";
-import { useUrlFilters } from "../url-filters.ts";
+import { usePaging, useUrlFilters } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 
 const EVENTS = graphql(`
@@ -32,8 +32,8 @@ const resendTargets = (endpoints: Endpoint[], type: string, deliveredTo: string[
 
 export function Events() {
   const session = useSession();
-  const [{ type }, setFilter, shown] = useUrlFilters(["type"]);
-  const paging = usePaging(shown);
+  const [{ type }, setFilter] = useUrlFilters(["type"]);
+  const paging = usePaging();
   const [result, refetch] = useQuery({ query: EVENTS, variables: { type: type || null, ...paging.variables } });
   const refresh = () => refetch({ requestPolicy: "network-only" });
   useSubscription({ query: DELIVERY_CHANGES }, () => refresh());

@@ -4,11 +4,11 @@
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link, useLocation } from "wouter-preact";
-import { Button, CopyButton, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, CopyButton, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When } from "../../components/ui.tsx";
 import { CustomerLink, CustomerPicker, type PickedCustomer } from "../components/customer-picker.tsx";
 import { errorText, formErrors, graphql } from "../graphql.ts";
 import { fromStroops, toStroops } from "../money.ts";
-import { useUrlFilters } from "../url-filters.ts";
+import { usePaging, useUrlFilters } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 
 const INVOICES = graphql(`
@@ -30,8 +30,8 @@ const STATUSES: [string, string][] = [
 
 export function Invoices() {
   const session = useSession();
-  const [{ status }, setFilter, shown] = useUrlFilters(["status"]);
-  const paging = usePaging(shown);
+  const [{ status }, setFilter] = useUrlFilters(["status"]);
+  const paging = usePaging();
   const [creating, setCreating] = useState(false);
   const [result] = useQuery({ query: INVOICES, variables: { ...paging.variables, status: (status || null) as "open" | null } });
   const rows = result.data?.invoices.edges.map((e) => e.node) ?? [];

@@ -2,8 +2,9 @@
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { QrCode } from "../../components/qr.tsx";
-import { Button, CopyButton, Field, Money, Notice, Page, Pager, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, CopyButton, Field, Money, Notice, Page, Pager, Status, Table, When } from "../../components/ui.tsx";
 import { errorText, formErrors, graphql } from "../graphql.ts";
+import { usePaging } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 
 const LINKS = graphql(`

@@ -8,12 +8,12 @@ import type { Client } from "@urql/core";
 import { useClient, useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When } from "../../components/ui.tsx";
 import { CustomerLink, type PickedCustomer } from "../components/customer-picker.tsx";
 import { NewPayment } from "../components/new-payment.tsx";
 import { RefundForm } from "../components/refund-form.tsx";
 import { saveFile } from "../download.ts";
-import { useUrlFilters } from "../url-filters.ts";
+import { usePaging, useUrlFilters } from "../url-filters.ts";
 import { errorText, graphql, type ResultOf } from "../graphql.ts";
 import { fromStroops, refundInFlight, toStroops } from "../money.ts";
 import { REFUND_ROW, RefundsTable } from "./refunds.tsx";
@@ -78,8 +78,8 @@ const startOfDay = (date: string, days = 0) => {
 };
 
 export function Payments() {
-  const [{ status, customerId, from, to, search }, setFilter, shown] = useUrlFilters(["status", "customerId", "from", "to", "search"]);
-  const paging = usePaging(shown);
+  const [{ status, customerId, from, to, search }, setFilter] = useUrlFilters(["status", "customerId", "from", "to", "search"]);
+  const paging = usePaging();
   const client = useClient();
   const filters: Filters = {
     status: (status || null) as Row["status"] | null,

@@ -5,10 +5,10 @@
 import "../refunds.css";
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { Link } from "wouter-preact";
-import { Button, CopyButton, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, CopyButton, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When } from "../../components/ui.tsx";
 import { SignRefund } from "../components/sign-refund.tsx";
 import { errorText, graphql, type ResultOf } from "../graphql.ts";
-import { useUrlFilters } from "../url-filters.ts";
+import { usePaging, useUrlFilters } from "../url-filters.ts";
 import { refundInFlight } from "../money.ts";
 import { can, useSession } from "../session.tsx";
 
@@ -49,8 +49,8 @@ const REFUND_CHANGES = graphql(`
 `);
 
 export function Refunds() {
-  const [{ status, paymentId }, setFilter, shown] = useUrlFilters(["status", "paymentId"]);
-  const paging = usePaging(shown);
+  const [{ status, paymentId }, setFilter] = useUrlFilters(["status", "paymentId"]);
+  const paging = usePaging();
   const [result, refetch] = useQuery({
     query: REFUNDS,
     variables: { ...paging.variables, status: (status || null) as Row["status"] | null, paymentId: paymentId.trim() || null },

@@ -4,10 +4,11 @@
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Field, Money, Notice, Page, Pager, Select, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, Field, Money, Notice, Page, Pager, Select, Table, When } from "../../components/ui.tsx";
 import { formatAmount } from "../../src/format.ts";
 import { RefundForm } from "../components/refund-form.tsx";
 import { errorText, graphql, type ResultOf } from "../graphql.ts";
+import { usePaging } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 
 const UNMATCHED = graphql(`

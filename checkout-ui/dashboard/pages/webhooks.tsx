@@ -5,10 +5,11 @@
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useId, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Field, FieldError, ListFilters, Notice, Page, Pager, SecretOnce, Select, Status, Table, When, usePaging } from "../../components/ui.tsx";
+import { Button, Field, FieldError, ListFilters, Notice, Page, Pager, SecretOnce, Select, Status, Table, When } from "../../components/ui.tsx";
 import { EVENT_KINDS } from "../../../src/modules/events/event-kinds.ts";
 import { untilInWords } from "../../../src/shared/wait-words.ts";
 import { errorText, formErrors, graphql } from "../graphql.ts";
+import { usePaging } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 
 /** The event kinds an endpoint can choose, from the server's own list ("*" takes every one; the test event goes to any endpoint). */
