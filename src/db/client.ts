@@ -38,6 +38,13 @@ class DurablePrismaBetterSQLite3 extends PrismaBetterSQLite3 {
   }
 }
 
+/**
+ * How long a transaction waits for its connection before it fails. Prisma's 2 s failed a cold start
+ * under load ("Unable to start a transaction in the given time" while PostgreSQL was busy opening the
+ * pool's connections); a request that waits longer is still answered, not refused.
+ */
+const transactionOptions = { maxWait: 10_000 };
+
 export function openDatabase(url: string): Database {
   if (url.startsWith("file:")) {
     const path = sqlitePath(url);
@@ -45,10 +52,10 @@ export function openDatabase(url: string): Database {
     // WAL lets readers run beside the writer; the busy timeout makes concurrent writers wait their
     // turn instead of failing.
     const adapter = new DurablePrismaBetterSQLite3({ url: path, timeout: 10_000 });
-    return withDirectSql(new PrismaClient({ adapter }), "sqlite", url);
+    return withDirectSql(new PrismaClient({ adapter, transactionOptions }), "sqlite", url);
   }
   const adapter = new PrismaPg({ connectionString: url, max: 20 }, { schema: postgresSchema(url) });
-  return withDirectSql(new PgPrismaClient({ adapter }) as unknown as Db, "postgresql", url);
+  return withDirectSql(new PgPrismaClient({ adapter, transactionOptions }) as unknown as Db, "postgresql", url);
 }
 
 // Each Prisma client is paired with its direct SQL connections, so services reach them through the
