@@ -45,8 +45,6 @@ const postgresqlLedgerSuite = [...ledgerSuite, "test/crash.test.ts"];
  */
 const LONGEST = [
   "test/crash.test.ts",
-  "test/ledger-restart.test.ts",
-  "test/refunds.test.ts",
   "test/dashboard.test.ts",
   "test/cluster.test.ts",
   "test/dashboard-invites.test.ts",
@@ -74,11 +72,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Files run side by side, from both dialects at once: a test spends much of its time waiting on
-    // PostgreSQL, a child process or a timer, so more files than there are cores keep them busy
+    // PostgreSQL, a child process or a timer, so one file more than there are cores keeps them busy
     // (vitest's default is one fewer: a single file at a time on a 2-core machine).
-    // Two more than cores: a run with one more kept the 2 cores 60 % busy (the rest is waiting on
-    // fsync, PostgreSQL and child processes).
-    maxWorkers: availableParallelism() + 2,
+    maxWorkers: availableParallelism() + 1,
     // A worker runs file after file of its project without loading the app's modules again for
     // each (seconds of CPU per file). Every file still starts its own app on its own database.
     isolate: false,
