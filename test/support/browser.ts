@@ -1,11 +1,11 @@
 // Debian's Chromium driven by playwright-core, with a fresh profile per launch. Screenshots go to
 // test/artifacts/ (not committed).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, type Page, chromium } from "playwright-core";
 import { buildCheckoutUi } from "../../checkout-ui/build.ts";
 import { CHROMIUM_PATH } from "./prerequisites.ts";
+import { SCRATCH_DIR } from "./scratch-dir.ts";
 
 export const ARTIFACTS = new URL("../artifacts/", import.meta.url).pathname;
 
@@ -17,7 +17,7 @@ export interface Browser {
 export async function launchBrowser(options: { viewport?: { width: number; height: number } } = {}): Promise<Browser> {
   await buildCheckoutUi({ ifStale: true });
   mkdirSync(ARTIFACTS, { recursive: true });
-  const profile = mkdtempSync(join(tmpdir(), "stellar-pay-chromium-"));
+  const profile = mkdtempSync(join(SCRATCH_DIR, "stellar-pay-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,

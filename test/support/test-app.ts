@@ -3,8 +3,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll } from "vitest";
 import { rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SCRATCH_DIR } from "./scratch-dir.ts";
 import pg from "pg";
 import { Keypair } from "@stellar/stellar-sdk";
 import { type App, buildApp } from "../../src/app.ts";
@@ -47,11 +47,13 @@ export class TestClock implements Clock {
   }
 }
 
+const SQLITE_TEST_DIR = join(SCRATCH_DIR, "stellar-pay-tests");
+
 /** A fresh, migrated database URL of the dialect under test, and how to remove it. */
 export async function freshDatabaseUrl(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `t_${randomBytes(6).toString("hex")}`;
   if (dialect === "sqlite") {
-    const path = join(tmpdir(), "stellar-pay-tests", `${name}.db`);
+    const path = join(SQLITE_TEST_DIR, `${name}.db`);
     const url = `file:${path}`;
     await migrateDatabase(url);
     return { url, drop: async () => ["", "-wal", "-shm"].forEach((suffix) => rmSync(path + suffix, { force: true })) };
