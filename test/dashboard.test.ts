@@ -319,7 +319,7 @@ describe("dashboard", () => {
     await page.close();
   });
 
-  it("sends an invoice by email, and the payments list turns its payment completed live when the customer pays", async () => {
+  it("sends an invoice by email, and the payments list and the invoice turn completed and paid live when the customer pays", async () => {
     await t.api("POST", "/customers", { key: merchant.sandboxKey, body: { name: "Ada", email: "ada@customer.test" } });
     const page = await signIn();
     await go(page, "Invoices");
@@ -351,6 +351,8 @@ describe("dashboard", () => {
     // No reload: the row arrives and turns completed over the live subscription.
     await payments.getByRole("row", { name: /Completed/ }).getByText("25 XLM").waitFor({ timeout: 15_000 });
     await payments.screenshot({ path: screenshotPath("dashboard-payments-live"), fullPage: true });
+    // The invoice, open since before the payment, turns paid on its own page as well.
+    await page.locator(".facts .status-paid").waitFor({ timeout: 15_000 });
     await Promise.all([page.close(), payments.close(), checkout.close()]);
   });
 

@@ -222,7 +222,14 @@ export function Table(props: { caption: string; head: string[]; children: Compon
   useLayoutEffect(() => {
     const tbody = body.current!;
     const label = () => {
-      for (const row of tbody.rows) [...row.cells].forEach((cell, i) => cell.setAttribute("data-label", cell.colSpan > 1 ? "" : (head.current[i] ?? "")));
+      for (const row of tbody.rows) {
+        // A cell's column counts the spans before it (a subtotal's label spans the first columns).
+        let column = 0;
+        for (const cell of row.cells) {
+          cell.setAttribute("data-label", cell.colSpan > 1 ? "" : (head.current[column] ?? ""));
+          column += cell.colSpan;
+        }
+      }
     };
     label();
     const observer = new MutationObserver(label);

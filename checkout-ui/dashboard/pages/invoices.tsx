@@ -14,7 +14,7 @@ import { can, useSession } from "../session.tsx";
 const INVOICES = graphql(`
   query Invoices($first: Int, $after: String, $last: Int, $before: String, $status: InvoiceStatus, $customerId: String) {
     invoices(first: $first, after: $after, last: $last, before: $before, status: $status, customerId: $customerId) {
-      edges { node { id invoiceNumber status amount dueAt customerId createdAt settlementAsset { assetCode issuerAddress } customer { id name email } } }
+      edges { node { id invoiceNumber status amount dueAt customerId createdAt paymentIntentId settlementAsset { assetCode issuerAddress } customer { id name email } } }
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     }
   }
@@ -33,8 +33,13 @@ export function Invoices() {
   const [{ status }, setFilter] = useUrlFilters(["status"]);
   const paging = usePaging();
   const [creating, setCreating] = useState(false);
-  const [result] = useQuery({ query: INVOICES, variables: { ...paging.variables, status: (status || null) as "open" | null } });
+  const [result, refetch] = useQuery({ query: INVOICES, variables: { ...paging.variables, status: (status || null) as "open" | null } });
   const rows = result.data?.invoices.edges.map((e) => e.node) ?? [];
+  // An invoice shown turns paid as its payment completes: read the page again when one of theirs moves.
+  useSubscription({ query: PAYMENT_EVENTS }, (_, event) => {
+    if (rows.some((row) => row.paymentIntentId === event.paymentEvents.payment.id)) refetch({ requestPolicy: "network-only" });
+    return event;
+  });
   return (
     <Page title="Invoices" actions={can.write(session.viewer.user.role) && !creating && <Button onClick={() => setCreating(true)}>Create invoice</Button>}>
       {creating && <InvoiceDraft onCancel={() => setCreating(false)} />}
@@ -199,6 +204,8 @@ const MAILS = graphql(`
   }
 `);
 
+const PAYMENT_EVENTS = graphql(`subscription InvoicePaymentEvents { paymentEvents { seq payment { id } } }`);
+
 const MAIL_CHANGES = graphql(`subscription InvoiceMailChanges($id: String!) { mailMessageChanges(resourceId: $id) { id status } }`);
 
 export function InvoiceDetail(props: { params: { id: string } }) {
@@ -212,6 +219,11 @@ export function InvoiceDetail(props: { params: { id: string } }) {
   // it: the list is read again as it does, so the open page shows it at once.
   useSubscription({ query: MAIL_CHANGES, variables: { id: props.params.id } }, () => refetchMails({ requestPolicy: "network-only" }));
   const invoice = result.data?.invoice;
+  // Paid is its payment completing, on whichever host sees it on the ledger: read again as it does.
+  useSubscription({ query: PAYMENT_EVENTS, pause: invoice?.status !== "open" }, (_, event) => {
+    if (event.paymentEvents.payment.id === invoice?.paymentIntentId) refetch({ requestPolicy: "network-only" });
+    return event;
+  });
   if (!invoice) return <Page title="Invoice">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
   const refresh = () => {
     refetch({ requestPolicy: "network-only" });
