@@ -57,7 +57,7 @@ export function Webhooks() {
               <Link href={`/developers/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
               {endpoint.description && <div class="muted">{endpoint.description}</div>}
             </td>
-            <td>{endpoint.enabledEvents.join(", ")}</td>
+            <td>{eventsInWords(endpoint.enabledEvents)}</td>
             <td>
               <Status value={endpoint.enabled ? "active" : "inactive"} />
             </td>
@@ -74,6 +74,9 @@ export function Webhooks() {
     </Page>
   );
 }
+
+/** An endpoint's events as the merchant chose them: "*" is the "Every event" box. */
+const eventsInWords = (events: string[]) => (events.includes("*") ? "Every event" : events.join(", "));
 
 /** The events an endpoint takes; the server's refusal (none chosen) is said under the group and read with it. */
 function EventChoice(props: { value: string[]; onChange: (events: string[]) => void; error: string | null }) {
@@ -225,7 +228,7 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
           )}
         </dd>
         <dt>Events</dt>
-        <dd>{endpoint.enabledEvents.join(", ")}</dd>
+        <dd>{eventsInWords(endpoint.enabledEvents)}</dd>
       </dl>
       {mayEdit &&
         (events ? (
