@@ -57,6 +57,41 @@ describe("filters in the address", () => {
     await page.close();
   });
 
+  it("finds an invoice by its customer's name and a customer by a part of the email, typed in their screens' search, which the address keeps", async () => {
+    const customer = await t.api("POST", "/customers", { key: merchant.sandboxKey, body: { name: "Marisol Quintana", email: "mq@seaside.example" } });
+    const hers = await t.api("POST", "/invoices", { key: merchant.sandboxKey, body: { customer_id: customer.body.id, amount: "40", description: "Sea view" } });
+    const other = await t.api("POST", "/invoices", { key: merchant.sandboxKey, body: { amount: "41", description: "Other invoice" } });
+    for (const viewport of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 900 },
+    ]) {
+      const page = await signedInTab(browser, t.url, owner, viewport);
+      await page.goto(`${t.url}/dashboard/invoices`);
+      const invoices = page.getByRole("region", { name: "Invoices" });
+      await invoices.getByRole("link", { name: other.body.invoice_number }).waitFor();
+      await unfoldFilters(page);
+      await page.getByLabel("Search").fill("quintana");
+      await invoices.getByRole("link", { name: hers.body.invoice_number }).waitFor();
+      await invoices.getByRole("link", { name: other.body.invoice_number }).waitFor({ state: "detached" });
+      expect(query(page)).toEqual({ search: "quintana" });
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: screenshotPath(`dashboard-invoices-search-${viewport.width}`), fullPage: true });
+
+      await page.goto(`${t.url}/dashboard/customers?search=seaside`);
+      const customers = page.getByRole("region", { name: "Customers" });
+      await customers.getByRole("link", { name: "Marisol Quintana" }).waitFor();
+      expect(await customers.getByRole("row").count()).toBe(2); // the head and the one customer
+      await unfoldFilters(page);
+      expect(await page.getByLabel("Search").inputValue()).toBe("seaside");
+      await page.getByLabel("Search").fill("nobody-at-all");
+      await customers.getByText("No customers match.").waitFor();
+      expect(query(page)).toEqual({ search: "nobody-at-all" });
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({ path: screenshotPath(`dashboard-customers-search-${viewport.width}`), fullPage: true });
+      await page.close();
+    }
+  }, 120_000);
+
   it("keeps the Payments filters and search across a reload and a shared link, and Back returns to the filters before", async () => {
     const kept = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "4", description: "Kept by the link" } });
     const other = await t.api("POST", "/payments", { key: merchant.sandboxKey, body: { amount: "5", description: "Another one" } });

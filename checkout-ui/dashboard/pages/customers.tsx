@@ -2,16 +2,17 @@
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Field, Notice, Page, Pager, Table, When } from "../../components/ui.tsx";
+import { Button, Field, ListFilters, Notice, Page, Pager, Table, When } from "../../components/ui.tsx";
 import { errorText, formErrors, graphql } from "../graphql.ts";
-import { usePaging } from "../url-filters.ts";
+import { SearchField } from "../components/search-field.tsx";
+import { usePaging, useUrlFilters } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 import { InvoicesTable } from "./invoices.tsx";
 import { PaymentsTable } from "./payments.tsx";
 
 const CUSTOMERS = graphql(`
-  query Customers($first: Int, $after: String, $last: Int, $before: String) {
-    customers(first: $first, after: $after, last: $last, before: $before) {
+  query Customers($first: Int, $after: String, $last: Int, $before: String, $search: String) {
+    customers(first: $first, after: $after, last: $last, before: $before, search: $search) {
       edges { node { id name email createdAt } }
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     }
@@ -22,15 +23,25 @@ const UPDATE = graphql(`mutation UpdateCustomer($id: ID!, $input: CustomerInput!
 
 export function Customers() {
   const session = useSession();
+  const [{ search }, setFilter] = useUrlFilters(["search"]);
   const paging = usePaging();
-  const [result, refetch] = useQuery({ query: CUSTOMERS, variables: paging.variables });
+  // the customer picker's search (customers(search:)), a page at a time
+  const [result, refetch] = useQuery({ query: CUSTOMERS, variables: { ...paging.variables, search: search.trim() || null } });
   const [creating, setCreating] = useState(false);
   const rows = result.data?.customers.edges.map((e) => e.node) ?? [];
   return (
     <Page title="Customers" actions={can.write(session.viewer.user.role) && !creating && <Button onClick={() => setCreating(true)}>Add customer</Button>}>
       {creating && <CustomerForm onDone={() => (setCreating(false), refetch({ requestPolicy: "network-only" }))} />}
+      <ListFilters active={search ? 1 : 0}>
+        <SearchField
+          value={search}
+          placeholder="Name or email…"
+          hint="Finds a part of a customer's name or email."
+          onSearch={(text, how) => setFilter("search", text, how)}
+        />
+      </ListFilters>
       <Notice>{errorText(result.error)}</Notice>
-      <Table caption="Customers" head={["Customer", "Email", "Created"]} rows={rows.length} empty="No customers yet.">
+      <Table caption="Customers" head={["Customer", "Email", "Created"]} rows={rows.length} empty={search.trim() ? "No customers match." : "No customers yet."}>
         {rows.map((c) => (
           <tr key={c.id}>
             <td>

@@ -8,12 +8,13 @@ import { Button, CopyButton, Field, ListFilters, Money, Notice, Page, Pager, Sel
 import { CustomerLink, CustomerPicker, type PickedCustomer } from "../components/customer-picker.tsx";
 import { errorText, formErrors, graphql } from "../graphql.ts";
 import { fromStroops, toStroops } from "../money.ts";
+import { SearchField } from "../components/search-field.tsx";
 import { usePaging, useUrlFilters } from "../url-filters.ts";
 import { can, useSession } from "../session.tsx";
 
 const INVOICES = graphql(`
-  query Invoices($first: Int, $after: String, $last: Int, $before: String, $status: InvoiceStatus, $customerId: String) {
-    invoices(first: $first, after: $after, last: $last, before: $before, status: $status, customerId: $customerId) {
+  query Invoices($first: Int, $after: String, $last: Int, $before: String, $status: InvoiceStatus, $customerId: String, $search: String) {
+    invoices(first: $first, after: $after, last: $last, before: $before, status: $status, customerId: $customerId, search: $search) {
       edges { node { id invoiceNumber status amount dueAt customerId createdAt paymentIntentId settlementAsset { assetCode issuerAddress } customer { id name email } } }
       pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     }
@@ -30,10 +31,13 @@ const STATUSES: [string, string][] = [
 
 export function Invoices() {
   const session = useSession();
-  const [{ status }, setFilter] = useUrlFilters(["status"]);
+  const [{ status, search }, setFilter] = useUrlFilters(["status", "search"]);
   const paging = usePaging();
   const [creating, setCreating] = useState(false);
-  const [result, refetch] = useQuery({ query: INVOICES, variables: { ...paging.variables, status: (status || null) as "open" | null } });
+  const [result, refetch] = useQuery({
+    query: INVOICES,
+    variables: { ...paging.variables, status: (status || null) as "open" | null, search: search.trim() || null },
+  });
   const rows = result.data?.invoices.edges.map((e) => e.node) ?? [];
   // An invoice shown turns paid as its payment completes: read the page again when one of theirs moves.
   useSubscription({ query: PAYMENT_EVENTS }, (_, event) => {
@@ -43,8 +47,14 @@ export function Invoices() {
   return (
     <Page title="Invoices" actions={can.write(session.viewer.user.role) && !creating && <Button onClick={() => setCreating(true)}>Create invoice</Button>}>
       {creating && <InvoiceDraft onCancel={() => setCreating(false)} />}
-      <ListFilters active={[status].filter(Boolean).length}>
+      <ListFilters active={[status, search].filter(Boolean).length}>
         <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
+        <SearchField
+          value={search}
+          placeholder="Number, customer, amount, item…"
+          hint="Finds a part of the number or id, the description, a line item or a metadata value, the customer's name or email, or an amount (12.5). Several words: all must match."
+          onSearch={(text, how) => setFilter("search", text, how)}
+        />
       </ListFilters>
       <Notice>{errorText(result.error)}</Notice>
       <InvoicesTable caption="Invoices" invoices={rows} empty="No invoices match." withCustomer />

@@ -13,6 +13,7 @@ import { CustomerLink, type PickedCustomer } from "../components/customer-picker
 import { NewPayment } from "../components/new-payment.tsx";
 import { RefundForm } from "../components/refund-form.tsx";
 import { saveFile } from "../download.ts";
+import { SearchField } from "../components/search-field.tsx";
 import { usePaging, useUrlFilters } from "../url-filters.ts";
 import { errorText, graphql, type ResultOf } from "../graphql.ts";
 import { fromStroops, refundInFlight, toStroops } from "../money.ts";
@@ -118,13 +119,11 @@ export function Payments() {
         <Field label="Customer id" value={customerId} placeholder="cus_…" onInput={(e) => setFilter("customerId", e.currentTarget.value, "type")} />
         <Field label="Created from" type="date" value={from} max={to || undefined} onInput={(e) => setFilter("from", e.currentTarget.value)} />
         <Field label="Created to" type="date" value={to} min={from || undefined} onInput={(e) => setFilter("to", e.currentTarget.value)} />
-        <Field
-          label="Search"
-          type="search"
+        <SearchField
           value={search}
           placeholder="Description, customer, amount, id…"
           hint="Finds the start of an id, a description word, a metadata value or a transaction hash, an amount (12.5), or a customer's name or email. Several words: all must match."
-          onInput={(e) => setFilter("search", e.currentTarget.value, "type")}
+          onSearch={(text, how) => setFilter("search", text, how)}
         />
       </ListFilters>
       <Notice>{errorText(result.error)}</Notice>

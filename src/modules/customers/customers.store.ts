@@ -1,11 +1,12 @@
 // Every read and write of the Customer table. Creates that name a customer read it by id: prepared.
-import { type Updateable, sql } from "kysely";
+import type { ExpressionBuilder, Updateable } from "kysely";
 import type { Customer } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
 import { type DB, everyColumn, preparedQuery } from "../../db/typed-sql.ts";
 import { inScope, type ServiceContext } from "../../context.ts";
 import { badRequest } from "../../errors.ts";
 import { type InScope, listOf, type PageRequest } from "../../db/list-page.ts";
+import { containing, holdsLower } from "../../db/like.ts";
 
 const byId = preparedQuery((q, p: { id: string }) => q.selectFrom("Customer").selectAll().where("id", "=", p.id));
 const insert = preparedQuery((q, p: Customer) => q.insertInto("Customer").values(everyColumn("Customer", p)));
@@ -33,21 +34,32 @@ export interface CustomerFilters {
   search?: string | null;
 }
 
-/** `text` as a LIKE pattern matching any value that holds it, lower case, its wildcards taken literally. */
-const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** The customer's name or email holds what `pattern` (db/like.ts containing()) matches. */
+const nameOrEmailHolds = (eb: ExpressionBuilder<DB, "Customer">, pattern: unknown) =>
+  eb.or([holdsLower(eb.ref("Customer.name"), pattern), holdsLower(eb.ref("Customer.email"), pattern)]);
+
+/**
+ * The ids of the caller's customers whose name or email holds `pattern`, for a search of what they
+ * bought (payments, invoices): their current name, whatever it was then. A scan of the caller's
+ * customers, never of what they bought.
+ */
+export const customersHolding = (eb: Pick<ExpressionBuilder<DB, never>, "selectFrom">, scope: { organizationId: unknown; environment: unknown }, pattern: unknown) =>
+  eb
+    .selectFrom("Customer")
+    .select("Customer.id")
+    .where("Customer.organizationId", "=", scope.organizationId as string)
+    .where("Customer.environment", "=", scope.environment as string)
+    .where((c) => nameOrEmailHolds(c, pattern));
 
 /**
  * The customers a list shows: the caller's, those whose name or email holds the search if one is
- * given. lower() on both sides: PostgreSQL's LIKE is case-sensitive, SQLite's only for non-ASCII.
- * A merchant's customers are scanned within the scope's index; a picker asks for a page of them.
+ * given. A merchant's customers are scanned within the scope's index; a picker asks for a page of them.
  */
 const customersMatching = listOf<"Customer", InScope<{ pattern?: string | null }>>({
   table: "Customer",
   where: (eb, { pattern, ...f }) => {
     const scoped = eb.and(inScope(f));
-    if (pattern === undefined) return scoped;
-    const holds = (column: "name" | "email") => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`;
-    return eb.and([scoped, eb.or([holds("name"), holds("email")])]);
+    return pattern === undefined ? scoped : eb.and([scoped, nameOrEmailHolds(eb, pattern)]);
   },
 });
 

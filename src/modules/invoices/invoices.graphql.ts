@@ -73,11 +73,18 @@ builder.queryFields((t) => ({
   }),
   invoices: t.connection({
     type: InvoiceType,
-    args: { status: t.arg({ type: InvoiceStatusEnum }), customerId: t.arg.string() },
+    args: {
+      status: t.arg({ type: InvoiceStatusEnum }),
+      customerId: t.arg.string(),
+      search: t.arg.string({
+        description:
+          "what a merchant types: a part of the id (with or without inv_) or number, of the description, of a line item or a metadata value, of the customer's name or email; an amount (12.5). Several words: all must be found. At most 200 characters and 8 words",
+      }),
+    },
     resolve: (_root, args, ctx, info) => {
       const service = requireService(ctx);
       const withRelations = withSelectedRelations(ctx, info, (ids, query) => invoicesIncluding(service, ids, query));
-      const filters = { status: args.status, customerId: args.customerId || null };
+      const filters = { status: args.status, customerId: args.customerId || null, search: args.search?.trim() || null };
       return listConnection(args, (page) => listInvoices(service, filters, page).then(withRelations), (i) => i.id);
     },
   }),

@@ -14,6 +14,7 @@ import { inScope, type ServiceContext } from "../../context.ts";
 import { type InScope, listOf, type Page, type PageRequest } from "../../db/list-page.ts";
 import { checkoutSessionsByIds } from "../checkout-sessions/checkout-sessions.store.ts";
 import { paymentsByIds } from "../payments/payments.store.ts";
+import { type SearchFilters, invoiceSearchFilters, matchesSearch } from "./invoice-search.ts";
 
 // draft -> open (finalize) -> paid (its payment completed); draft | open -> void. Sending (by mail)
 // is no move: an open invoice stays open, and may be sent again.
@@ -195,12 +196,14 @@ export async function findInvoiceWithDetailsIn(tx: Tx, id: string): Promise<Invo
 export interface InvoiceFilters {
   status?: InvoiceStatus | null;
   customerId?: string | null;
+  /** what a merchant types (invoice-search.ts says what it finds) */
+  search?: string | null;
 }
 
-/** The invoices a list shows: the caller's, of the status and customer asked for (REST and GraphQL). */
-const invoicesMatching = listOf<"Invoice", InScope<InvoiceFilters>>({
+/** The invoices a list shows: the caller's, of the status and customer asked for, holding the search's words (REST and GraphQL). */
+const invoicesMatching = listOf<"Invoice", InScope<Omit<InvoiceFilters, "search"> & SearchFilters>>({
   table: "Invoice",
-  where: (eb, f) => eb.and({ ...inScope(f), status: f.status, customerId: f.customerId }),
+  where: (eb, f) => eb.and([eb.and({ ...inScope(f), status: f.status, customerId: f.customerId }), ...matchesSearch(eb, f)]),
 });
 
 /** These invoices with what a GraphQL selection includes (a Prisma include), for the rows of a page. */
@@ -211,7 +214,8 @@ export const invoicesIncluding = (ctx: Pick<ServiceContext, "db">, ids: string[]
 /** A page of invoices with their details (items in order, payment, checkout session), as an invoice's JSON shows them. */
 export async function listInvoices(ctx: ServiceContext, filters: InvoiceFilters, page: PageRequest): Promise<Page<InvoiceWithDetails>> {
   const sql = typedSql(ctx.db);
-  const invoices = await invoicesMatching(sql, { ...inScope(ctx.scope), ...filters }, page);
+  const { search, ...others } = filters;
+  const invoices = await invoicesMatching(sql, { ...inScope(ctx.scope), ...others, ...invoiceSearchFilters(search) }, page);
   const present = (ids: (string | null)[]) => ids.filter((id): id is string => id !== null);
   const [items, payments, sessions] = await Promise.all([
     invoices.items.length ? itemsOfInvoices.all(sql, { invoiceIds: sql.direct.listParam(invoices.items.map((i) => i.id)) }) : [],

@@ -16,12 +16,14 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
+import { containing, holdsLower } from "../../db/like.ts";
 import type { Statement } from "../../db/direct-sql.ts";
 import { type DB, type TypedSql, jsonRows, preparedQuery } from "../../db/typed-sql.ts";
 import type { Cursor, Page, PageRequest } from "../../db/list-page.ts";
 import { badRequest } from "../../errors.ts";
 import { AMOUNT_PATTERN, formatStroops, toStroops } from "../../shared/money.ts";
 import type { ServiceContext } from "../../context.ts";
+import { customersHolding } from "../customers/customers.store.ts";
 
 /** Terms are the prefixes of a word up to this many characters; a longer word is checked on the row. */
 export const SEARCH_PREFIX = 8;
@@ -119,9 +121,10 @@ interface Word {
   customerPart: string | null;
 }
 
-const tooLong = () =>
+/** The answers to a search too long or of too many words (the invoices' search says the same). */
+export const tooLong = () =>
   badRequest(`search must be at most ${MAX_SEARCH_LENGTH} characters`, { path: ["search"], problem: `must be at most ${MAX_SEARCH_LENGTH} characters` });
-const tooManyWords = () =>
+export const tooManyWords = () =>
   badRequest(`search must have at most ${MAX_SEARCH_WORDS} words`, { path: ["search"], problem: `must have at most ${MAX_SEARCH_WORDS} words` });
 
 /** A search's words (empty: it finds nothing in particular, so it is no search). */
@@ -147,9 +150,7 @@ export function parseSearch(search: string): { words: Word[]; exact: string | nu
 
 type P = ExpressionBuilder<DB & { p: DB["Payment"] }, "p">;
 
-/** `text` as a LIKE pattern holding it anywhere, its wildcards taken literally (text is lower case). */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-const likeLower = (column: Expression<unknown>, text: string) => sql<SqlBool>`lower(coalesce(${column}, '')) like ${containing(text)} escape '\\'`;
+const likeLower = (column: Expression<unknown>, text: string) => holdsLower(column, containing(text));
 
 /** The row holds the word's whole (the term sought was its start). */
 function checkedOnRow(eb: P, word: Word): Expression<SqlBool>[] {
@@ -160,15 +161,6 @@ function checkedOnRow(eb: P, word: Word): Expression<SqlBool>[] {
   }
   return checks;
 }
-
-/** The caller's customers whose name or email holds `part` (a scan of their customers, not of payments). */
-const customersHolding = (eb: Pick<P, "selectFrom">, scope: Scope, part: string) =>
-  eb
-    .selectFrom("Customer as c")
-    .select("c.id")
-    .where("c.organizationId", "=", scope.organizationId)
-    .where("c.environment", "=", scope.environment)
-    .where((c) => c.or([likeLower(sql.ref("c.name"), part), likeLower(sql.ref("c.email"), part)]));
 
 /** The payment `p` matches the word: one of its terms and the row's checks, or its customer. */
 function matches(eb: P, scope: Scope, word: Word): Expression<SqlBool> {
@@ -185,7 +177,7 @@ function matches(eb: P, scope: Scope, word: Word): Expression<SqlBool> {
     ),
     ...checkedOnRow(eb, word),
   ]);
-  return word.customerPart === null ? byTerm : eb.or([byTerm, eb("p.customerId", "in", customersHolding(eb, scope, word.customerPart))]);
+  return word.customerPart === null ? byTerm : eb.or([byTerm, eb("p.customerId", "in", customersHolding(eb as never, scope, containing(word.customerPart)))]);
 }
 
 type Scope = Pick<ServiceContext["scope"], "organizationId" | "environment">;
@@ -260,7 +252,7 @@ export async function searchPayments(ctx: ServiceContext, filters: OtherFilters 
   // Each word's customers (a scan of the caller's customers, up to one past MANY_CUSTOMERS).
   const customersOf = new Map<Word, { id: string }[]>();
   for (const word of words) {
-    if (word.customerPart !== null) customersOf.set(word, await typed.all(customersHolding(q as never, scope, word.customerPart).limit(MANY_CUSTOMERS + 1)));
+    if (word.customerPart !== null) customersOf.set(word, await typed.all(customersHolding(q, scope, containing(word.customerPart)).limit(MANY_CUSTOMERS + 1)));
   }
   // Sought: the rarest word, as far as a bounded count tells (its term's rows, up to COUNTED, and its
   // customers): each payment read is checked against the other words, so a common word sought with a
@@ -321,7 +313,7 @@ export async function searchPayments(ctx: ServiceContext, filters: OtherFilters 
         .limit(take);
     // A few customers: each one's payments on their own index (customer, time), in order. Many:
     // their payments are common enough that the list read in order meets a page of them soon.
-    if (customers.length > MANY_CUSTOMERS) sources.push(paymentsIn(ofCustomers((eb) => eb("p.customerId", "in", customersHolding(eb, scope, customerPart)))));
+    if (customers.length > MANY_CUSTOMERS) sources.push(paymentsIn(ofCustomers((eb) => eb("p.customerId", "in", customersHolding(eb as never, scope, containing(customerPart))))));
     else for (const { id } of customers) sources.push(paymentsIn(ofCustomers((eb) => eb("p.customerId", "=", id))));
   }
   if (exact !== null && others.length === 0) {
