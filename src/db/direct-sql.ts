@@ -22,8 +22,8 @@ export interface Statement {
   params: unknown[];
   /** the batch fails with `error` (and changes nothing) unless the statement changed exactly this many rows */
   expect?: { changes: number; error: () => Error };
-  /** an INSERT of exactly one row (typed-sql.ts marks them) */
-  insertsOneRow?: true;
+  /** an INSERT with no RETURNING (typed-sql.ts marks them): its batch may share a statement with others */
+  insertsOnly?: true;
 }
 
 /** A statement, or one made from the results of the statements before it in the batch. */
@@ -256,6 +256,40 @@ function sqliteDirectSql(path: string): DirectSql {
   };
 }
 
+/** Batches of inserts only, waiting to share one statement (PostgreSQL's group commit). */
+interface InsertBatch {
+  statements: Statement[];
+  resolve(results: StatementResult[]): void;
+  reject(error: unknown): void;
+}
+
+// Group commit on PostgreSQL: batches of inserts only (a create's payment, search terms and event)
+// asked for while earlier ones are still on their way share one statement, so one round trip and one
+// commit (a WAL flush) serve them all, as SQLite's writer shares one transaction. A round trip costs
+// both processes a socket write and a wake-up, which on this machine's 2 cores was most of a create.
+/** Grouped statements on their way at once: more batches wait for one of them and then go together. */
+const POSTGRES_GROUPS_IN_FLIGHT = 2;
+/** The most batches in one statement, and its parameters (PostgreSQL's protocol takes 65,535). */
+const POSTGRES_GROUP_BATCHES = 64;
+const POSTGRES_GROUP_PARAMS = 65_535;
+/** Statements of several batches kept prepared (one per shape of group); past these, parsed each time. */
+const POSTGRES_NAMED_GROUPS = 256;
+
+/**
+ * The inserts as ONE statement of data-modifying CTEs answering how many rows each wrote. It is
+ * atomic, and foreign keys are checked at its end, so a row may reference one inserted before it.
+ */
+function combinedInserts(statements: Statement[]): { text: string; params: unknown[] } {
+  let offset = 0;
+  const parts = statements.map((statement, i) => {
+    const text = statement.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    offset += statement.params.length;
+    return `i${i} AS (${text} RETURNING 1)`;
+  });
+  const counts = statements.map((_, i) => `(SELECT count(*)::int FROM i${i}) AS c${i}`);
+  return { text: `WITH ${parts.join(", ")} SELECT ${counts.join(", ")}`, params: statements.flatMap((statement) => statement.params) };
+}
+
 function postgresDirectSql(url: string, schema: string): DirectSql {
   const types = {
     getTypeParser: ((oid: number, format?: "text" | "binary") =>
@@ -266,36 +300,78 @@ function postgresDirectSql(url: string, schema: string): DirectSql {
   const pool = new pg.Pool({ connectionString: url, max: 10, types, options: `-c search_path="${schema}"` });
   // A named statement is prepared once per connection and reused.
   const names = new Map<string, string>();
-  const query = (client: pg.Pool | pg.PoolClient, text: string, params: unknown[]) => {
+  let namedGroups = 0;
+  const query = (client: pg.Pool | pg.PoolClient, text: string, params: unknown[], group = false) => {
     let name = names.get(text);
-    if (!name) names.set(text, (name = `direct_${names.size}`));
+    if (!name && !(group && namedGroups >= POSTGRES_NAMED_GROUPS)) {
+      names.set(text, (name = `direct_${names.size}`));
+      if (group) namedGroups++;
+    }
     return client.query({ name, text, values: params.map(postgresValue) });
   };
+  /** Each insert's count of rows written, all in one statement and one transaction. */
+  const insertAll = async (batches: InsertBatch[]) => {
+    const { text, params } = combinedInserts(batches.flatMap((batch) => batch.statements));
+    const [counts] = (await query(pool, text, params, batches.length > 1)).rows as Record<string, number>[];
+    let i = 0;
+    return batches.map((batch) => batch.statements.map(() => ({ changes: counts![`c${i++}`]!, rows: [] })));
+  };
+  async function commitGroup(group: InsertBatch[]) {
+    try {
+      const results = await insertAll(group);
+      group.forEach((batch, i) => batch.resolve(results[i]!));
+    } catch (error) {
+      if (group.length === 1) return group[0]!.reject(error);
+      // The whole statement rolled back: each batch again on its own, so only the one at fault fails.
+      await Promise.all(group.map((batch) => insertAll([batch]).then(([results]) => batch.resolve(results!), batch.reject)));
+    }
+  }
+  let waiting: InsertBatch[] = [];
+  let inFlight = 0;
+  let flushScheduled = false;
+  const scheduleFlush = () => {
+    if (flushScheduled || waiting.length === 0 || inFlight >= POSTGRES_GROUPS_IN_FLIGHT) return;
+    flushScheduled = true;
+    setImmediate(flush);
+  };
+  function flush() {
+    flushScheduled = false;
+    while (waiting.length > 0 && inFlight < POSTGRES_GROUPS_IN_FLIGHT) {
+      let params = 0;
+      let taken = 0;
+      for (const batch of waiting) {
+        const more = batch.statements.reduce((sum, statement) => sum + statement.params.length, 0);
+        if (taken === POSTGRES_GROUP_BATCHES || (taken > 0 && params + more > POSTGRES_GROUP_PARAMS)) break;
+        params += more;
+        taken++;
+      }
+      const group = waiting.slice(0, taken);
+      waiting = waiting.slice(taken);
+      inFlight++;
+      void commitGroup(group).finally(() => {
+        inFlight--;
+        scheduleFlush();
+      });
+    }
+  }
   return {
     dialect: "postgresql",
     ...bulkParts("postgresql"),
     all: async (text, params) => (await query(pool, text, params)).rows as Row[],
     async batch(steps) {
+      if (steps.length === 0) return [];
+      if (steps.every((step) => typeof step !== "function" && step.insertsOnly)) {
+        return new Promise((resolve, reject) => {
+          waiting.push({ statements: steps as Statement[], resolve, reject });
+          scheduleFlush();
+        });
+      }
       // One round trip instead of one per statement plus BEGIN and COMMIT, where a single statement
-      // does it atomically: a lone statement with nothing to check, or several one-row inserts as
-      // data-modifying CTEs of one statement (foreign keys are checked at its end, so a row may
-      // reference one inserted before it).
+      // does it atomically: a lone statement with nothing to check.
       const [only] = steps;
       if (steps.length === 1 && typeof only !== "function" && !only!.expect) {
         const result = await query(pool, only!.text, only!.params);
         return [{ changes: result.rowCount ?? 0, rows: result.rows as Row[] }];
-      }
-      if (steps.every((step) => typeof step !== "function" && step.insertsOneRow)) {
-        const inserts = steps as Statement[];
-        let offset = 0;
-        const parts = inserts.map((statement) => {
-          const text = statement.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-          offset += statement.params.length;
-          return text;
-        });
-        const text = `WITH ${parts.slice(0, -1).map((part, i) => `i${i} AS (${part})`).join(", ")} ${parts.at(-1)}`;
-        await query(pool, text, inserts.flatMap((statement) => statement.params));
-        return inserts.map(() => ({ changes: 1, rows: [] }));
       }
       const client = await pool.connect();
       try {

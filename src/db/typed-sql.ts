@@ -87,8 +87,8 @@ export function typedSqlOn(sql: DirectSql): TypedSql {
     first: async (query) => (await all(query))[0] ?? null,
     statement(query, options) {
       const compiled = query.compile();
-      const oneRow = insertsOneRow(compiled) && !options?.expect;
-      return { text: compiled.sql, params: compiled.parameters as unknown[], ...options, ...(oneRow ? { insertsOneRow: true as const } : {}) };
+      const plain = insertsOnly(compiled) && !options?.expect;
+      return { text: compiled.sql, params: compiled.parameters as unknown[], ...options, ...(plain ? { insertsOnly: true as const } : {}) };
     },
     rowsOf: (query, rows) => convert(query.compile(), rows),
   };
@@ -111,7 +111,7 @@ interface Compiled {
   /** each parameter: the name of a call's parameter, or a constant the query was built with */
   slots: ({ name: string } | { constant: unknown })[];
   convert: (row: Row) => unknown;
-  insertsOneRow: boolean;
+  insertsOnly: boolean;
 }
 
 /**
@@ -136,7 +136,7 @@ export function preparedQuery<P extends Params, R>(build: (q: QueryBuilder, para
       text: query.sql,
       slots: query.parameters.map((value) => (standIns.has(value) ? { name: standIns.get(value)! } : { constant: value })),
       convert: converterOf(query.query),
-      insertsOneRow: insertsOneRow(query),
+      insertsOnly: insertsOnly(query),
     };
     compiled.set(dialect, entry);
     return entry;
@@ -151,7 +151,7 @@ export function preparedQuery<P extends Params, R>(build: (q: QueryBuilder, para
     first: async (sql, params) => (await all(sql, params))[0] ?? null,
     statement(sql, params, options) {
       const entry = compile(sql.dialect);
-      return { text: entry.text, params: bind(entry, params), ...options, ...(entry.insertsOneRow && !options?.expect ? { insertsOneRow: true as const } : {}) };
+      return { text: entry.text, params: bind(entry, params), ...options, ...(entry.insertsOnly && !options?.expect ? { insertsOnly: true as const } : {}) };
     },
     rowsOf: (sql, rows) => rows.map((row) => compile(sql.dialect).convert(row) as R),
   };
@@ -203,8 +203,8 @@ export function insertJsonRows<T extends keyof DB>(table: T, columns: Record<str
   ) as PreparedQuery<{ rows: string }, never>;
 }
 
-const insertsOneRow = (compiled: CompiledQuery) =>
-  compiled.query.kind === "InsertQueryNode" && (compiled.query as { values?: { values?: unknown[] } }).values?.values?.length === 1;
+/** An INSERT that returns nothing, whatever the number of its rows (DirectSql's `insertsOnly`). */
+const insertsOnly = (compiled: CompiledQuery) => compiled.query.kind === "InsertQueryNode" && !(compiled.query as { returning?: unknown }).returning;
 
 const converters = new Map<string, (row: Row | undefined) => unknown>();
 
