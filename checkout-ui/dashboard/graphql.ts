@@ -3,7 +3,7 @@
 // check, not the merchant. Queries and mutations go over fetch to /graphql with the session cookie;
 // subscriptions over graphql-sse to /graphql/stream. The environment (sandbox or production) is a
 // header on every request, as the server expects of sessions.
-import { Client, cacheExchange, fetchExchange, subscriptionExchange } from "@urql/core";
+import { Client, cacheExchange, fetchExchange, makeOperation, mapExchange, subscriptionExchange } from "@urql/core";
 import { initGraphQLTada } from "gql.tada";
 import { createClient as createSseClient } from "graphql-sse";
 import type { introspection } from "./graphql-env.d.ts";
@@ -16,6 +16,22 @@ export type { ResultOf, VariablesOf } from "gql.tada";
 
 export type Environment = "sandbox" | "production";
 
+/**
+ * After any change, no screen shows what was true before it: every query's answer is filed under
+ * "Query" besides its own types, and every mutation invalidates "Query". The screen's open queries
+ * are read again at once and every other cached answer is dropped, so a screen opened next is read
+ * afresh. (urql's document cache alone invalidates only the answers holding a type the mutation
+ * returns: not an empty list, nor after a Boolean answer, nor what a change implies elsewhere, such
+ * as Home's checklist after a new webhook endpoint.)
+ */
+const freshAfterEveryMutation = mapExchange({
+  onOperation(operation) {
+    const typenames = operation.context.additionalTypenames ?? [];
+    if ((operation.kind !== "query" && operation.kind !== "mutation") || typenames.includes("Query")) return operation;
+    return makeOperation(operation.kind, operation, { ...operation.context, additionalTypenames: [...typenames, "Query"] });
+  },
+});
+
 /** A client for one environment: switching environments makes a new one, so no cached row crosses over. */
 export function clientFor(environment: Environment): Client {
   const headers = { "service-environment": environment };
@@ -27,6 +43,7 @@ export function clientFor(environment: Environment): Client {
     // POST with a JSON body, never GET: the server's CSRF rule refuses a cookie-carrying GET without it.
     preferGetMethod: false,
     exchanges: [
+      freshAfterEveryMutation,
       cacheExchange,
       fetchExchange,
       subscriptionExchange({

@@ -28,14 +28,13 @@ const FIELDS = ["amount", "settlementAsset", "pricingCurrency", "pricingAmount",
 
 type Created = { id: string; checkoutUrl: string; amount: string; pricingCurrency: string | null; pricingAmount: string | null; settlementAsset: { assetCode: string } };
 
-/** `onCreated`: the screen shows the new payment at once (the live subscription may come later). */
-export function NewPayment(props: { onClose: () => void; onCreated: () => void }) {
+export function NewPayment(props: { onClose: () => void }) {
   const [terms] = useQuery({ query: TERMS });
   const [created, setCreated] = useState<Created | null>(null);
   if (created) return <CreatedPayment payment={created} onAnother={() => setCreated(null)} onClose={props.onClose} />;
   const org = terms.data?.organization;
   if (!org) return <p>Loading…</p>;
-  return <NewPaymentForm assets={org.enabledAssets} currencies={[...new Set(org.rates.map((r) => r.currency))]} onCreated={(payment) => (setCreated(payment), props.onCreated())} onCancel={props.onClose} />;
+  return <NewPaymentForm assets={org.enabledAssets} currencies={[...new Set(org.rates.map((r) => r.currency))]} onCreated={setCreated} onCancel={props.onClose} />;
 }
 
 /** 128 random bits as hex (getRandomValues: randomUUID is missing on a plain-http address other than localhost). */

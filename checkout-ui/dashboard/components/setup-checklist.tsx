@@ -1,11 +1,13 @@
 // The first-run checklist on Home (#27), as Stripe's "Get started": the four steps to a first paid
 // test payment, each linking to where it is done, ticking itself as they happen (a payment completing
-// arrives live; the other steps are done on their own screens, and Home reads them again on return).
+// arrives live; the other steps are done on their own screens, whose changes leave no cached answer
+// behind: graphql.ts).
 // It goes away once every step is done.
-import { useQuery, useSubscription } from "@urql/preact";
+import { useQuery } from "@urql/preact";
 import type { ComponentChildren } from "preact";
 import { Link } from "wouter-preact";
 import { graphql } from "../graphql.ts";
+import { usePaymentEvents } from "../payment-events.ts";
 import { useSession } from "../session.tsx";
 import { FundTestWallet } from "./fund-test-wallet.tsx";
 
@@ -17,7 +19,6 @@ const SETUP = graphql(`
     payments(first: 1, status: completed) { edges { node { id } } }
   }
 `);
-const PAYMENT_COMPLETIONS = graphql(`subscription PaymentCompletions { paymentEvents { seq type payment { id status } } }`);
 
 interface Step {
   done: boolean;
@@ -30,12 +31,8 @@ interface Step {
 export function SetupChecklist() {
   const session = useSession();
   const sandbox = session.environment === "sandbox";
-  const [result, refetch] = useQuery({ query: SETUP, requestPolicy: "cache-and-network" });
-  const refresh = () => refetch({ requestPolicy: "network-only" });
-  useSubscription({ query: PAYMENT_COMPLETIONS }, (_, event) => {
-    if (event.paymentEvents.payment.status === "completed") refresh();
-    return event;
-  });
+  const [result, refetch] = useQuery({ query: SETUP });
+  usePaymentEvents((payment) => payment.status === "completed" && refetch({ requestPolicy: "network-only" }));
   const data = result.data;
   if (!data) return null;
   const org = data.organization;
@@ -53,7 +50,7 @@ export function SetupChecklist() {
         ) : sandbox && walletUnfunded ? (
           <>
             <span>The wallet does not exist on the test network yet: friendbot can create it with test XLM.</span>
-            <FundTestWallet onFunded={refresh} />
+            <FundTestWallet />
           </>
         ) : null,
     },

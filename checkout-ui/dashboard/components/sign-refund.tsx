@@ -34,11 +34,10 @@ export function SignRefund(props: { refund: { id: string; sourceAddress: string;
   const [way, setWay] = useState<"freighter" | "pasted">("freighter");
   const submitError = errorText(submitting.error);
 
-  /** Sends it; a refusal leaves the refund awaiting a signature, and the transaction is prepared again (a new sequence). */
+  /** Sends it; a refusal leaves the refund awaiting a signature, and the transaction is prepared again (a new sequence: after any mutation, graphql.ts). */
   async function send(signedTransactionXdr: string, how: "freighter" | "pasted") {
     setWay(how);
-    const answer = await submit({ id: refund.id, signedTransactionXdr });
-    if (answer.error) rebuild({ requestPolicy: "network-only" });
+    await submit({ id: refund.id, signedTransactionXdr });
   }
   const transaction = prepared.data?.refund.transaction;
 

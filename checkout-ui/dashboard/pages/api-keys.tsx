@@ -27,7 +27,7 @@ const keyRolesFor = (role: Role): KeyRole[] => (can.write(role) ? ["admin", "dev
 
 export function ApiKeys() {
   const session = useSession();
-  const [result, refetch] = useQuery({ query: KEYS });
+  const [result] = useQuery({ query: KEYS });
   const roles = keyRolesFor(session.viewer.user.role);
   const [name, setName] = useState("");
   const [role, setRole] = useState<KeyRole>(roles[0]!);
@@ -39,7 +39,6 @@ export function ApiKeys() {
   const orphans = keys.filter((k) => k.creatorRemoved && !k.revokedAt);
   const mayEdit = can.develop(session.viewer.user.role);
   const live = session.environment === "production";
-  const refresh = () => refetch({ requestPolicy: "network-only" });
   // A live key opens the merchant's money: the server asks for the password again.
   const reauthentication = useReauthentication();
   const keyErrors = formErrors(created.error, KEY_FIELDS);
@@ -56,7 +55,6 @@ export function ApiKeys() {
               setKey(answer.data.createApiKey.key);
               setName("");
               reauthentication.reset();
-              refresh();
             }
           }}
         >
@@ -80,7 +78,6 @@ export function ApiKeys() {
             onClick={async () => {
               if (!confirm(`Revoke the ${orphans.length} keys made by removed users? Requests with them are refused at once.`)) return;
               await revokeOrphans({});
-              refresh();
             }}
           >
             {orphans.length === 1 ? "Revoke the key made by a removed user" : `Revoke the ${orphans.length} keys made by removed users`}
@@ -119,7 +116,6 @@ export function ApiKeys() {
                   onClick={async () => {
                     if (!confirm(`Revoke ${k.name ?? k.prefix}? Requests with it are refused at once.`)) return;
                     await revoke({ id: k.id });
-                    refresh();
                   }}
                 >
                   Revoke

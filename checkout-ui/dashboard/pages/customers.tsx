@@ -26,12 +26,12 @@ export function Customers() {
   const [{ search }, setFilter] = useUrlFilters(["search"]);
   const paging = usePaging();
   // the customer picker's search (customers(search:)), a page at a time
-  const [result, refetch] = useQuery({ query: CUSTOMERS, variables: { ...paging.variables, search: search.trim() || null } });
+  const [result] = useQuery({ query: CUSTOMERS, variables: { ...paging.variables, search: search.trim() || null } });
   const [creating, setCreating] = useState(false);
   const rows = result.data?.customers.edges.map((e) => e.node) ?? [];
   return (
     <Page title="Customers" actions={can.write(session.viewer.user.role) && !creating && <Button onClick={() => setCreating(true)}>Add customer</Button>}>
-      {creating && <CustomerForm onDone={() => (setCreating(false), refetch({ requestPolicy: "network-only" }))} />}
+      {creating && <CustomerForm onDone={() => setCreating(false)} />}
       <ListFilters active={search ? 1 : 0}>
         <SearchField
           value={search}
@@ -107,7 +107,7 @@ const CUSTOMER = graphql(`
 
 export function CustomerDetail(props: { params: { id: string } }) {
   const session = useSession();
-  const [result, refetch] = useQuery({ query: CUSTOMER, variables: { id: props.params.id, customerId: props.params.id } });
+  const [result] = useQuery({ query: CUSTOMER, variables: { id: props.params.id, customerId: props.params.id } });
   const [editing, setEditing] = useState(false);
   const customer = result.data?.customer;
   if (!customer) return <Page title="Customer">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
@@ -115,7 +115,7 @@ export function CustomerDetail(props: { params: { id: string } }) {
   const invoices = result.data?.invoices.edges.map((e) => e.node) ?? [];
   return (
     <Page title={customer.name ?? customer.email ?? customer.id} actions={can.write(session.viewer.user.role) && !editing && <Button onClick={() => setEditing(true)}>Edit customer</Button>}>
-      {editing && <CustomerForm customer={customer} onDone={() => (setEditing(false), refetch({ requestPolicy: "network-only" }))} />}
+      {editing && <CustomerForm customer={customer} onDone={() => setEditing(false)} />}
       <dl class="facts">
         <dt>Id</dt>
         <dd>

@@ -35,8 +35,7 @@ export function Events() {
   const [{ type }, setFilter] = useUrlFilters(["type"]);
   const paging = usePaging();
   const [result, refetch] = useQuery({ query: EVENTS, variables: { type: type || null, ...paging.variables } });
-  const refresh = () => refetch({ requestPolicy: "network-only" });
-  useSubscription({ query: DELIVERY_CHANGES }, () => refresh());
+  useSubscription({ query: DELIVERY_CHANGES }, () => refetch({ requestPolicy: "network-only" }));
   const events = result.data?.webhookEvents.edges.map((e) => e.node) ?? [];
   const endpoints = result.data?.webhookEndpoints.edges.map((e) => e.node) ?? [];
   const mayResend = can.develop(session.viewer.user.role);
@@ -76,7 +75,6 @@ export function Events() {
                   event.type,
                   event.deliveries.map((d) => d.endpointId),
                 )}
-                onDone={refresh}
               />
             )}
           </li>
@@ -87,7 +85,7 @@ export function Events() {
   );
 }
 
-function Resend(props: { eventId: string; targets: Endpoint[]; onDone: () => void }) {
+function Resend(props: { eventId: string; targets: Endpoint[] }) {
   const [endpointId, setEndpointId] = useState("");
   const [resend, send] = useMutation(RESEND);
   if (props.targets.length === 0) return null;
@@ -95,10 +93,9 @@ function Resend(props: { eventId: string; targets: Endpoint[]; onDone: () => voi
   return (
     <form
       class="filters"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        const answer = await send({ eventId: props.eventId, endpointId: chosen });
-        if (answer.data) props.onDone();
+        void send({ eventId: props.eventId, endpointId: chosen });
       }}
     >
       <Select

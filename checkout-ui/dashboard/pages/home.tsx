@@ -1,4 +1,4 @@
-// Home: totals over a chosen range (count per status, volume per asset) and volume per day.
+// Home: totals over a chosen range (count per status, volume per asset) and volume per day, live.
 import { useQuery } from "@urql/preact";
 import { useMemo } from "preact/hooks";
 import { Money, Notice, Page, Select, Status, Table } from "../../components/ui.tsx";
@@ -6,6 +6,7 @@ import { SetupChecklist } from "../components/setup-checklist.tsx";
 import { VolumeChart } from "../components/volume-chart.tsx";
 import { can, useSession } from "../session.tsx";
 import { errorText, graphql } from "../graphql.ts";
+import { usePaymentEvents } from "../payment-events.ts";
 import { toStroops } from "../money.ts";
 import { useUrlFilters } from "../url-filters.ts";
 
@@ -49,7 +50,9 @@ export function Home() {
     to.setUTCHours(24, 0, 0, 0);
     return { from: new Date(to.getTime() - Number(days) * 86_400_000).toISOString(), to: to.toISOString() };
   }, [days]);
-  const [result] = useQuery({ query: TOTALS, variables: range });
+  const [result, refetch] = useQuery({ query: TOTALS, variables: range });
+  // A payment completing (or any other moving) changes the totals: they follow live.
+  usePaymentEvents(() => refetch({ requestPolicy: "network-only" }));
   const totals = result.data?.dashboardTotals;
   const session = useSession();
   const sameAsset = (a: Asset, b: Asset) => a.assetCode === b.assetCode && a.issuerAddress === b.issuerAddress;

@@ -10,6 +10,7 @@ import { errorText, formErrors, graphql } from "../graphql.ts";
 import { fromStroops, toStroops } from "../money.ts";
 import { SearchField } from "../components/search-field.tsx";
 import { usePaging, useUrlFilters } from "../url-filters.ts";
+import { usePaymentEvents } from "../payment-events.ts";
 import { can, useSession } from "../session.tsx";
 
 const INVOICES = graphql(`
@@ -40,10 +41,7 @@ export function Invoices() {
   });
   const rows = result.data?.invoices.edges.map((e) => e.node) ?? [];
   // An invoice shown turns paid as its payment completes: read the page again when one of theirs moves.
-  useSubscription({ query: PAYMENT_EVENTS }, (_, event) => {
-    if (rows.some((row) => row.paymentIntentId === event.paymentEvents.payment.id)) refetch({ requestPolicy: "network-only" });
-    return event;
-  });
+  usePaymentEvents((payment) => rows.some((row) => row.paymentIntentId === payment.id) && refetch({ requestPolicy: "network-only" }));
   return (
     <Page title="Invoices" actions={can.write(session.viewer.user.role) && !creating && <Button onClick={() => setCreating(true)}>Create invoice</Button>}>
       {creating && <InvoiceDraft onCancel={() => setCreating(false)} />}
@@ -214,7 +212,6 @@ const MAILS = graphql(`
   }
 `);
 
-const PAYMENT_EVENTS = graphql(`subscription InvoicePaymentEvents { paymentEvents { seq payment { id } } }`);
 
 const MAIL_CHANGES = graphql(`subscription InvoiceMailChanges($id: String!) { mailMessageChanges(resourceId: $id) { id status } }`);
 
@@ -230,15 +227,8 @@ export function InvoiceDetail(props: { params: { id: string } }) {
   useSubscription({ query: MAIL_CHANGES, variables: { id: props.params.id } }, () => refetchMails({ requestPolicy: "network-only" }));
   const invoice = result.data?.invoice;
   // Paid is its payment completing, on whichever host sees it on the ledger: read again as it does.
-  useSubscription({ query: PAYMENT_EVENTS, pause: invoice?.status !== "open" }, (_, event) => {
-    if (event.paymentEvents.payment.id === invoice?.paymentIntentId) refetch({ requestPolicy: "network-only" });
-    return event;
-  });
+  usePaymentEvents((payment) => payment.id === invoice?.paymentIntentId && refetch({ requestPolicy: "network-only" }), invoice?.status !== "open");
   if (!invoice) return <Page title="Invoice">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
-  const refresh = () => {
-    refetch({ requestPolicy: "network-only" });
-    refetchMails({ requestPolicy: "network-only" });
-  };
   const mayWrite = can.write(session.viewer.user.role);
   const sent = mails.data?.mailMessages.edges.map((e) => e.node) ?? [];
   return (
@@ -248,17 +238,17 @@ export function InvoiceDetail(props: { params: { id: string } }) {
         mayWrite && (
           <>
             {invoice.status === "draft" && (
-              <Button variant="primary" disabled={finalizing.fetching} onClick={async () => (await finalize({ id: invoice.id }), refresh())}>
+              <Button variant="primary" disabled={finalizing.fetching} onClick={() => void finalize({ id: invoice.id })}>
                 Finalize
               </Button>
             )}
             {invoice.status === "open" && (
-              <Button disabled={sending.fetching} onClick={async () => (await send({ id: invoice.id }), refresh())}>
+              <Button disabled={sending.fetching} onClick={() => void send({ id: invoice.id })}>
                 Send invoice
               </Button>
             )}
             {(invoice.status === "draft" || invoice.status === "open") && (
-              <Button variant="danger" disabled={voiding.fetching} onClick={async () => (await voidInvoice({ id: invoice.id }), refresh())}>
+              <Button variant="danger" disabled={voiding.fetching} onClick={() => void voidInvoice({ id: invoice.id })}>
                 Void
               </Button>
             )}

@@ -22,17 +22,16 @@ const DEACTIVATE = graphql(`mutation DeactivatePaymentLink($id: ID!) { deactivat
 export function PaymentLinks() {
   const session = useSession();
   const paging = usePaging();
-  const [result, refetch] = useQuery({ query: LINKS, variables: paging.variables });
+  const [result] = useQuery({ query: LINKS, variables: paging.variables });
   const [creating, setCreating] = useState(false);
   const [shown, setShown] = useState<string | null>(null);
   const [activation, activate] = useMutation(ACTIVATE);
   const [deactivation, deactivate] = useMutation(DEACTIVATE);
   const rows = result.data?.paymentLinks.edges.map((e) => e.node) ?? [];
   const mayWrite = can.write(session.viewer.user.role);
-  const refresh = () => refetch({ requestPolicy: "network-only" });
   return (
     <Page title="Payment links" actions={mayWrite && !creating && <Button onClick={() => setCreating(true)}>Create payment link</Button>}>
-      {creating && <LinkForm onDone={() => (setCreating(false), refresh())} />}
+      {creating && <LinkForm onDone={() => setCreating(false)} />}
       <Notice>{errorText(result.error ?? activation.error ?? deactivation.error)}</Notice>
       <Table caption="Payment links" head={["Link", "Amount", "Status", "Created", ""]} rows={rows.length} empty="No payment links yet.">
         {rows.map((link) => (
@@ -60,11 +59,11 @@ export function PaymentLinks() {
               </Button>
               {mayWrite &&
                 (link.active ? (
-                  <Button aria-label={`Deactivate ${link.id}`} onClick={async () => (await deactivate({ id: link.id }), refresh())}>
+                  <Button aria-label={`Deactivate ${link.id}`} onClick={() => void deactivate({ id: link.id })}>
                     Deactivate
                   </Button>
                 ) : (
-                  <Button aria-label={`Activate ${link.id}`} onClick={async () => (await activate({ id: link.id }), refresh())}>
+                  <Button aria-label={`Activate ${link.id}`} onClick={() => void activate({ id: link.id })}>
                     Activate
                   </Button>
                 ))}

@@ -5,7 +5,7 @@
 // "Mark as completed" with a reason, and Refund / "Refund the excess" (prefilled) while money that
 // arrived may still go back.
 import type { Client } from "@urql/core";
-import { useClient, useMutation, useQuery, useSubscription } from "@urql/preact";
+import { useClient, useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { Button, Field, ListFilters, Money, Notice, Page, Pager, Select, Status, Table, When } from "../../components/ui.tsx";
@@ -14,6 +14,7 @@ import { NewPayment } from "../components/new-payment.tsx";
 import { RefundForm } from "../components/refund-form.tsx";
 import { saveFile } from "../download.ts";
 import { SearchField } from "../components/search-field.tsx";
+import { usePaymentEvents } from "../payment-events.ts";
 import { usePaging, useUrlFilters } from "../url-filters.ts";
 import { errorText, graphql, type ResultOf } from "../graphql.ts";
 import { fromStroops, refundInFlight, toStroops } from "../money.ts";
@@ -46,11 +47,6 @@ const PAYMENTS = graphql(
 `,
   [PAYMENT_ROW],
 );
-
-/** Every payment event of this environment, live: the list and the detail refresh on each. */
-const PAYMENT_EVENTS = graphql(`
-  subscription PaymentEvents { paymentEvents { seq type payment { id status } } }
-`);
 
 type Row = ResultOf<typeof PAYMENT_ROW>;
 
@@ -92,10 +88,7 @@ export function Payments() {
   };
   const [result, refetch] = useQuery({ query: PAYMENTS, variables: { ...paging.variables, ...filters } });
   // A new or changed payment refreshes the page shown (its position in the list may be new).
-  useSubscription({ query: PAYMENT_EVENTS }, (_, event) => {
-    refetch({ requestPolicy: "network-only" });
-    return event;
-  });
+  usePaymentEvents(() => refetch({ requestPolicy: "network-only" }));
   const rows = result.data?.payments.edges.map((e) => e.node) ?? [];
   const session = useSession();
   const [creating, setCreating] = useState(false);
@@ -113,7 +106,7 @@ export function Payments() {
         </>
       }
     >
-      {creating && <NewPayment onClose={() => setCreating(false)} onCreated={() => refetch({ requestPolicy: "network-only" })} />}
+      {creating && <NewPayment onClose={() => setCreating(false)} />}
       <ListFilters active={[status, customerId, from, to, search].filter(Boolean).length}>
         <Select label="Status" value={status} options={STATUSES} onChange={(v) => setFilter("status", v)} />
         <Field label="Customer id" value={customerId} placeholder="cus_…" onInput={(e) => setFilter("customerId", e.currentTarget.value, "type")} />
@@ -222,10 +215,7 @@ const MARK_COMPLETED = graphql(`
 export function PaymentDetail(props: { params: { id: string } }) {
   const session = useSession();
   const [result, refetch] = useQuery({ query: PAYMENT, variables: { id: props.params.id } });
-  useSubscription({ query: PAYMENT_EVENTS }, (_, event) => {
-    if (event.paymentEvents.payment.id === props.params.id) refetch({ requestPolicy: "network-only" });
-    return event;
-  });
+  usePaymentEvents((payment) => payment.id === props.params.id && refetch({ requestPolicy: "network-only" }));
   const [marking, mark] = useMutation(MARK_COMPLETED);
   const [reason, setReason] = useState("");
   const [txHash, setTxHash] = useState("");

@@ -38,16 +38,15 @@ const SET_RATE = graphql(`
 
 export function Settings() {
   const session = useSession();
-  const [result, refetch] = useQuery({ query: SETTINGS });
+  const [result] = useQuery({ query: SETTINGS });
   const org = result.data?.organization;
   if (!org) return <Page title="Settings">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
   const mayEdit = can.manage(session.viewer.user.role);
-  const refresh = () => refetch({ requestPolicy: "network-only" });
   const health = org.settlementWalletHealth;
   const credit = org.enabledAssets.filter((a) => a.issuerAddress !== null);
   return (
     <Page title="Settings">
-      <Names org={org} disabled={!mayEdit} onSaved={refresh} />
+      <Names org={org} disabled={!mayEdit} />
       <section class="panel" aria-labelledby="wallet-heading">
         <h2 id="wallet-heading">Settlement wallet ({session.environment === "production" ? "live" : "sandbox"})</h2>
         <p>{org.settlementAddress ? <code>{org.settlementAddress}</code> : "No wallet yet: payments cannot be created in this environment."}</p>
@@ -71,8 +70,8 @@ export function Settings() {
             ))}
           </p>
         )}
-        {mayEdit && session.environment === "sandbox" && health?.accountExists === false && <FundTestWallet onFunded={refresh} />}
-        {mayEdit && <WalletForm onSaved={refresh} />}
+        {mayEdit && session.environment === "sandbox" && health?.accountExists === false && <FundTestWallet />}
+        {mayEdit && <WalletForm />}
       </section>
       <section class="panel" aria-labelledby="assets-heading">
         <h2 id="assets-heading">Assets</h2>
@@ -80,7 +79,7 @@ export function Settings() {
           XLM is always enabled.{" "}
           {credit.length ? `Also: ${credit.map((a) => `${a.assetCode} (issuer ${a.issuerAddress!.slice(0, 6)}…)`).join(", ")}.` : "No other asset yet."}
         </p>
-        {mayEdit && <AssetForm onSaved={refresh} />}
+        {mayEdit && <AssetForm />}
       </section>
       <section class="panel" aria-labelledby="rates-heading">
         <h2 id="rates-heading">Pricing rates</h2>
@@ -93,13 +92,14 @@ export function Settings() {
             </tr>
           ))}
         </Table>
-        {mayEdit && <RateForm onSaved={refresh} />}
+        {mayEdit && <RateForm />}
       </section>
     </Page>
   );
 }
 
-function Names(props: { org: { name: string; displayName: string | null }; disabled: boolean; onSaved: () => void }) {
+function Names(props: { org: { name: string; displayName: string | null }; disabled: boolean }) {
+  const session = useSession();
   const [name, setName] = useState(props.org.name);
   const [displayName, setDisplayName] = useState(props.org.displayName ?? "");
   const [result, update] = useMutation(UPDATE);
@@ -110,7 +110,8 @@ function Names(props: { org: { name: string; displayName: string | null }; disab
       onSubmit={async (e) => {
         e.preventDefault();
         const answer = await update({ input: { name, displayName: displayName.trim() || null } });
-        if (answer.data) props.onSaved();
+        // The header and the tab's title name the organization: the session's viewer is read again.
+        if (answer.data) session.refresh();
       }}
     >
       <h2>Organization</h2>
@@ -134,7 +135,7 @@ function Names(props: { org: { name: string; displayName: string | null }; disab
   );
 }
 
-function WalletForm(props: { onSaved: () => void }) {
+function WalletForm() {
   const [address, setAddress] = useState("");
   const [result, save] = useMutation(SET_WALLET);
   // The wallet decides where the money goes: the server asks for the password again.
@@ -144,7 +145,7 @@ function WalletForm(props: { onSaved: () => void }) {
       onSubmit={async (e) => {
         e.preventDefault();
         const answer = await save({ address: address.trim(), ...reauthentication.values });
-        if (answer.data) (setAddress(""), reauthentication.reset(), props.onSaved());
+        if (answer.data) (setAddress(""), reauthentication.reset());
       }}
     >
       <Field
@@ -164,7 +165,7 @@ function WalletForm(props: { onSaved: () => void }) {
   );
 }
 
-function AssetForm(props: { onSaved: () => void }) {
+function AssetForm() {
   const [code, setCode] = useState("");
   const [issuer, setIssuer] = useState("");
   const [result, enable] = useMutation(ENABLE_ASSET);
@@ -176,7 +177,7 @@ function AssetForm(props: { onSaved: () => void }) {
       onSubmit={async (e) => {
         e.preventDefault();
         const answer = await enable({ assetCode: code.trim(), issuer: issuer.trim(), ...reauthentication.values });
-        if (answer.data) (setCode(""), setIssuer(""), reauthentication.reset(), props.onSaved());
+        if (answer.data) (setCode(""), setIssuer(""), reauthentication.reset());
       }}
     >
       <Field label="Asset code" required placeholder="USDC" value={code} error={errors.of("assetCode")} onInput={(e) => setCode(e.currentTarget.value)} />
@@ -190,7 +191,7 @@ function AssetForm(props: { onSaved: () => void }) {
   );
 }
 
-function RateForm(props: { onSaved: () => void }) {
+function RateForm() {
   const [code, setCode] = useState("XLM");
   const [currency, setCurrency] = useState("USD");
   const [price, setPrice] = useState("");
@@ -203,7 +204,7 @@ function RateForm(props: { onSaved: () => void }) {
       onSubmit={async (e) => {
         e.preventDefault();
         const answer = await set({ assetCode: code.trim(), currency: currency.trim(), price: price.trim(), ...reauthentication.values });
-        if (answer.data) (setPrice(""), reauthentication.reset(), props.onSaved());
+        if (answer.data) (setPrice(""), reauthentication.reset());
       }}
     >
       <Field label="Rate asset" required value={code} error={errors.of("assetCode")} onInput={(e) => setCode(e.currentTarget.value)} />

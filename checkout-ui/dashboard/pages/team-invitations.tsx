@@ -11,13 +11,12 @@ const INVITE = graphql(`mutation InviteUser($email: String!, $role: UserRole!) {
 const REVOKE = graphql(`mutation RevokeInvitation($id: ID!) { revokeInvitation(id: $id) }`);
 
 export function Invitations(props: { roles: [Role, string][]; callerRole: Role }) {
-  const [result, refetch] = useQuery({ query: INVITATIONS });
+  const [result] = useQuery({ query: INVITATIONS });
   const [invitation, invite] = useMutation(INVITE);
   const [revocation, revoke] = useMutation(REVOKE);
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("developer");
   const [sent, setSent] = useState<string | null>(null);
-  const refresh = () => refetch({ requestPolicy: "network-only" });
   // Only an owner invites an owner (the service refuses an admin's).
   const roles = props.roles.filter(([value]) => value !== "owner" || props.callerRole === "owner");
   const pending = result.data?.invitations ?? [];
@@ -35,7 +34,6 @@ export function Invitations(props: { roles: [Role, string][]; callerRole: Role }
           if (answer.data) {
             setSent(`Invitation sent to ${answer.data.inviteUser.email}.`);
             setEmail("");
-            refresh();
           }
         }}
       >
@@ -61,10 +59,7 @@ export function Invitations(props: { roles: [Role, string][]; callerRole: Role }
               <Button
                 variant="danger"
                 aria-label={`Revoke the invitation of ${i.email}`}
-                onClick={async () => {
-                  await revoke({ id: i.id });
-                  refresh();
-                }}
+                onClick={() => void revoke({ id: i.id })}
               >
                 Revoke
               </Button>

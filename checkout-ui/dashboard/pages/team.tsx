@@ -30,7 +30,7 @@ const ROLES: [Role, string][] = [
 
 export function Team() {
   const session = useSession();
-  const [result, refetch] = useQuery({ query: USERS });
+  const [result] = useQuery({ query: USERS });
   const [roleChange, setRole] = useMutation(SET_ROLE);
   // A role change asks for the password again (and the code with two-factor sign-in on).
   const [pending, setPending] = useState<{ id: string; email: string; role: Role } | null>(null);
@@ -38,7 +38,6 @@ export function Team() {
   const [removal, remove] = useMutation(REMOVE);
   const users = result.data?.users ?? [];
   const mayManage = can.manage(session.viewer.user.role);
-  const refresh = () => refetch({ requestPolicy: "network-only" });
   return (
     <Page title="Team">
       <p class="muted">Owners and admins manage the team; developers handle API keys and webhooks; viewers read.</p>
@@ -53,7 +52,6 @@ export function Team() {
               setPending(null);
               reauthentication.reset();
             }
-            refresh();
           }}
         >
           <h2>
@@ -64,7 +62,7 @@ export function Team() {
             <Button type="submit" variant="primary" disabled={roleChange.fetching}>
               Change role
             </Button>
-            <Button onClick={() => (setPending(null), refresh())}>Cancel</Button>
+            <Button onClick={() => setPending(null)}>Cancel</Button>
           </div>
         </form>
       )}
@@ -101,7 +99,6 @@ export function Team() {
                   onClick={async () => {
                     if (!confirm(`Remove ${u.email} from the team? Their sessions end at once.`)) return;
                     await remove({ id: u.id });
-                    refresh();
                   }}
                 >
                   Remove
@@ -112,7 +109,7 @@ export function Team() {
         ))}
       </Table>
       {session.viewer.user.role === "owner" && result.data && (
-        <RequireTwoFactor required={result.data.organization.twoFactorRequired} onChanged={refresh} />
+        <RequireTwoFactor required={result.data.organization.twoFactorRequired} />
       )}
       {mayManage && <Invitations roles={ROLES} callerRole={session.viewer.user.role} />}
     </Page>
@@ -120,7 +117,7 @@ export function Team() {
 }
 
 /** An owner requires two-factor sign-in of everyone (their own must be on), after the password and code again. */
-function RequireTwoFactor(props: { required: boolean; onChanged: () => void }) {
+function RequireTwoFactor(props: { required: boolean }) {
   const session = useSession();
   const [result, set] = useMutation(REQUIRE_TWO_FACTOR);
   const reauthentication = useReauthentication();
@@ -133,7 +130,7 @@ function RequireTwoFactor(props: { required: boolean; onChanged: () => void }) {
         e.preventDefault();
         const { password, code } = reauthentication.values;
         const answer = await set({ required: next, password, code: code ?? "" });
-        if (answer.data) (reauthentication.reset(), props.onChanged());
+        if (answer.data) reauthentication.reset();
       }}
     >
       <h2 id="require-two-factor-heading">Two-factor sign-in for everyone</h2>

@@ -25,7 +25,7 @@ type Unmatched = ResultOf<typeof UNMATCHED>["unmatchedLedgerPayments"]["edges"][
 export function UnmatchedPayments() {
   const session = useSession();
   const paging = usePaging();
-  const [result, refetch] = useQuery({ query: UNMATCHED, variables: paging.variables });
+  const [result] = useQuery({ query: UNMATCHED, variables: paging.variables });
   const [action, setAction] = useState<{ kind: "apply" | "refund"; row: Unmatched } | null>(null);
   const [applied, setApplied] = useState<{ paymentId: string; status: string } | null>(null);
   const rows = result.data?.unmatchedLedgerPayments.edges.map((e) => e.node) ?? [];
@@ -87,7 +87,6 @@ export function UnmatchedPayments() {
           onApplied={(payment) => {
             setAction(null);
             setApplied(payment);
-            refetch({ requestPolicy: "network-only" });
           }}
         />
       )}

@@ -32,7 +32,7 @@ const CREATE = graphql(`
 export function Webhooks() {
   const session = useSession();
   const paging = usePaging();
-  const [result, refetch] = useQuery({ query: ENDPOINTS, variables: paging.variables });
+  const [result] = useQuery({ query: ENDPOINTS, variables: paging.variables });
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const rows = result.data?.webhookEndpoints.edges.map((e) => e.node) ?? [];
@@ -45,7 +45,6 @@ export function Webhooks() {
           onDone={(created) => {
             setAdding(false);
             if (created) setSecret(created);
-            refetch({ requestPolicy: "network-only" });
           }}
         />
       )}
@@ -144,7 +143,6 @@ const ENDPOINT = graphql(`
     }
   }
 `);
-// The endpoint comes back with the secret: its masked preview on the screen turns to the new one at once.
 const ROTATE = graphql(`mutation RotateSecret($id: ID!) { rotateWebhookEndpointSecret(id: $id) { secret webhookEndpoint { id secret previousSecretExpiresAt } } }`);
 const SEND_TEST = graphql(`mutation SendTestEvent($id: ID!) { sendTestWebhook(endpointId: $id) { id status } }`);
 const UPDATE = graphql(`
@@ -182,7 +180,6 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
   const endpoint = result.data?.webhookEndpoint;
   if (!endpoint) return <Page title="Webhook endpoint">{result.error ? <Notice>{errorText(result.error)}</Notice> : <p>Loading…</p>}</Page>;
   const mayEdit = can.develop(session.viewer.user.role);
-  const refresh = () => refetch({ requestPolicy: "network-only" });
   const deliveries = result.data?.webhookDeliveries.edges.map((e) => e.node) ?? [];
   return (
     <Page
@@ -190,7 +187,7 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
       actions={
         mayEdit && (
           <>
-            <Button onClick={async () => (await sendTest({ id: endpoint.id }), refresh())} disabled={test.fetching}>
+            <Button onClick={() => void sendTest({ id: endpoint.id })} disabled={test.fetching}>
               Send test event
             </Button>
             <Button
@@ -202,7 +199,7 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
             >
               Rotate secret
             </Button>
-            <Button onClick={async () => (await save({ id: endpoint.id, input: { enabled: !endpoint.enabled } }), refresh())}>
+            <Button onClick={() => void save({ id: endpoint.id, input: { enabled: !endpoint.enabled } })}>
               {endpoint.enabled ? "Disable" : "Enable"}
             </Button>
           </>
@@ -301,7 +298,7 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
             {mayEdit && (
               <Button
                 aria-label={`${d.status === "succeeded" ? "Resend" : "Retry now"} delivery ${d.id}`}
-                onClick={async () => (await retryDelivery({ id: d.id }), refresh())}
+                onClick={() => void retryDelivery({ id: d.id })}
                 disabled={retry.fetching}
               >
                 {d.status === "succeeded" ? "Resend" : "Retry now"}
