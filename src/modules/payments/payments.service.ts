@@ -16,7 +16,7 @@ import { insertEventStatement } from "../events/events.store.ts";
 import { findCustomerInScope } from "../customers/customers.service.ts";
 import { type CreatePaymentInput, DEFAULT_EXPIRY_MINUTES, type PaymentStatus, type SourceType } from "./payments.inputs.ts";
 import { insertPaymentStatement, paymentById, paymentTotals } from "./payments.store.ts";
-import { insertSearchTermsStatement } from "./payment-search.ts";
+import { insertNewPaymentTermsStatement } from "./payment-search.ts";
 import { type PaymentEventType, paymentEvent } from "./payments.view.ts";
 
 /** Everything a payment row needs, checked against the organization's settings; nothing written yet. */
@@ -186,7 +186,7 @@ export function newPaymentWrites(
   const event = eventRow(ctx, payment, paymentEvent(payment, "payment.created", ctx.config.publicUrl), draft.webhookSubscriptions);
   return {
     payment,
-    statements: [insertPaymentStatement(ctx.db, payment), insertSearchTermsStatement(ctx.db, [payment]), insertEventStatement(ctx.db, event)],
+    statements: [insertPaymentStatement(ctx.db, payment), insertNewPaymentTermsStatement(ctx.db, payment), insertEventStatement(ctx.db, event)],
   };
 }
 
