@@ -32,6 +32,7 @@ import { createGraphQLRateGate } from "./gate/rate-limit.graphql.ts";
 import { WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { MailWorker } from "./mail/mail-worker.ts";
 import { type RetentionPurger, createRetentionPurger } from "./modules/retention/retention-purger.ts";
+import { type SearchTermsBackfill, createSearchTermsBackfill } from "./modules/payments/payment-search-backfill.ts";
 import { type FailingEndpointWatch, createFailingEndpointWatch } from "./modules/webhook-endpoints/endpoint-health.ts";
 import { createMetrics } from "./monitoring/metrics.ts";
 import { MONITORING_PATHS, createMonitoringDoor } from "./monitoring/monitoring.http.ts";
@@ -67,6 +68,8 @@ export interface App {
   failingEndpoints: FailingEndpointWatch;
   /** deletes what is kept only for a while (idempotency records, old events and deliveries); tests drive it with runOnce() */
   purger: RetentionPurger;
+  /** gives search terms to the payments made before they existed; tests drive it with runBatch() */
+  searchBackfill: SearchTermsBackfill;
 }
 
 /** Every route of /api/v1. */
@@ -86,6 +89,7 @@ export function buildApp(deps: AppDeps): App {
   const webhooks = new WebhookDispatcher(deps);
   const mail = new MailWorker(deps);
   const purger = createRetentionPurger(deps);
+  const searchBackfill = createSearchTermsBackfill(deps);
   const failingEndpoints = createFailingEndpointWatch(deps);
   const ledger = createLedger(deps, () => webhooks.wake());
   // Refunds reach the ledger (accounts, sequence numbers, submission): the routes find it in their context.
@@ -244,12 +248,14 @@ export function buildApp(deps: AppDeps): App {
     webhooks,
     mail,
     purger,
+    searchBackfill,
     failingEndpoints,
     ledger,
     async start(options) {
       webhooks.start();
       mail.start();
       purger.start();
+      searchBackfill.start();
       failingEndpoints.start();
       await ledger.start(options);
       readiness.started();
@@ -261,6 +267,7 @@ export function buildApp(deps: AppDeps): App {
       await webhooks.stop();
       await mail.stop();
       await purger.stop();
+      await searchBackfill.stop();
       await failingEndpoints.stop();
       await stopLiveUpdates(deps);
       await rateLimits.close();

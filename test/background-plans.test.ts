@@ -13,6 +13,7 @@ import type { BatchStep, Statement } from "../src/db/direct-sql.ts";
 import { createEventFeed } from "../src/modules/events/events.feed.ts";
 import { outboxEventsAfter } from "../src/modules/events/events.store.ts";
 import { createExpirySweeper } from "../src/modules/payments/expiry-sweeper.ts";
+import { SEARCH_TERMS_BACKFILL, createSearchTermsBackfill } from "../src/modules/payments/payment-search-backfill.ts";
 import { createRetentionPurger } from "../src/modules/retention/retention-purger.ts";
 import { sqlitePlan } from "./support/sqlite-plan.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
@@ -20,7 +21,7 @@ import { startTestAppWithMerchant } from "./support/test-app.ts";
 const { t, merchant } = await startTestAppWithMerchant();
 const DAY = 24 * 60 * 60_000;
 /** the tables that grow with the payments taken */
-const GROWING = ["Payment", "Event", "WebhookDelivery", "WebhookAttempt", "CheckoutSession", "Invoice", "LedgerPayment", "IdempotencyRecord"];
+const GROWING = ["Payment", "PaymentSearchTerm", "Event", "WebhookDelivery", "WebhookAttempt", "CheckoutSession", "Invoice", "LedgerPayment", "IdempotencyRecord"];
 
 const recorded: Statement[] = [];
 const direct = directSql(t.deps.db);
@@ -44,7 +45,7 @@ afterAll(async () => {
   await t.close();
 });
 
-it("the outbox feed, the retention purge and expiry seek their rows, walking no growing table", async () => {
+it("the outbox feed, the retention purge, expiry and the search terms backfill seek their rows, walking no growing table", async () => {
   const key = merchant.sandboxKey;
   // Something for each: payments due to expire, succeeded webhook deliveries and their events to purge.
   const endpoint = (await t.api("POST", "/webhook-endpoints", { key, body: { url: "https://example.test/hook", enabled_events: ["*"] } })).body.id;
@@ -60,8 +61,10 @@ it("the outbox feed, the retention purge and expiry seek their rows, walking no 
       },
     });
   }
+  await t.deps.db.backfill.create({ data: { name: SEARCH_TERMS_BACKFILL } });
 
   recorded.length = 0;
+  expect(await createSearchTermsBackfill(t.deps, { batchSize: 2 }).runOnce()).toBe(1);
   const feed = createEventFeed(t.deps);
   await feed.listen(() => {});
   await feed.poll();

@@ -13,6 +13,7 @@
 // measures both). A longer word is sought by its first SEARCH_PREFIX characters and checked on the
 // payment's row. The customer's name and email are matched on the customers (their current name,
 // whatever it was when the payment was made), then the payments of those customers on their index.
+// Payments made before this table existed get their terms from payment-search-backfill.ts.
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
