@@ -174,6 +174,18 @@ describe("filters in the address", () => {
     await page.goForward();
     await page.waitForURL((url) => url.searchParams.has("after"));
     await paymentsTable(page).getByRole("link", { name: secondPage[0]! }).waitFor();
+    // At phone width, the same page resized: the cursor's rows, its pager on screen, nothing sideways, and a reload keeps it there too.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await paymentsTable(page).getByRole("link", { name: /^pay_/ }).allTextContents()).toEqual(secondPage);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    const pagerBox = (await page.getByRole("navigation", { name: "Pages" }).boundingBox())!;
+    expect(pagerBox.x + pagerBox.width).toBeLessThanOrEqual(390);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("dashboard-payments-second-page-390"), fullPage: true });
+    await page.reload();
+    await paymentsTable(page).getByRole("link", { name: secondPage[0]! }).waitFor();
+    expect(query(page)).toMatchObject({ status: "pending", after: expect.any(String) });
+    await page.setViewportSize({ width: 1280, height: 900 });
     // A changed filter starts at the first page: the cursor leaves the address.
     await page.getByLabel("Status").selectOption("");
     await page.waitForURL((url) => !url.searchParams.has("after") && !url.searchParams.has("status"));

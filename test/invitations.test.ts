@@ -79,7 +79,7 @@ describe("invitations", () => {
     const PREVIEW = `query($token: String!) { invitationPreview(token: $token) { organizationName inviterEmail email role } }`;
     const preview = await postGraphQL(t, { query: PREVIEW, variables: { token } });
     expect(preview.body).toEqual({ data: { invitationPreview: { organizationName: "Test Merchant", inviterEmail: admin.email, email, role: "developer" } } });
-    expect(messageOf((await postGraphQL(t, { query: PREVIEW, variables: { token: `${token}x` } })).body)).toBe("token is not a valid invitation link");
+    expect(messageOf((await postGraphQL(t, { query: PREVIEW, variables: { token: `${token}x` } })).body)).toBe("This is not an invitation link: copy the whole link from the invitation mail, or ask whoever invited you to send a new one.");
     const row = await t.database.db.invitation.findUniqueOrThrow({ where: { id: invitation.id } });
     expect(row.tokenHash).not.toContain(token);
     expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBe(INVITATION_TTL_MS);
@@ -98,8 +98,8 @@ describe("invitations", () => {
     // One use; and it is no longer pending.
     const again = await postGraphQL(t, { query: ACCEPT, variables: { token, password: "another-password-here" } });
     expect(codeOf(again.body)).toBe("BAD_REQUEST");
-    expect(messageOf(again.body)).toBe("token: this invitation has already been used; sign in instead");
-    expect(messageOf((await postGraphQL(t, { query: PREVIEW, variables: { token } })).body)).toBe("token: this invitation has already been used; sign in instead");
+    expect(messageOf(again.body)).toBe("This invitation has already been used: sign in with its email address and the password chosen then.");
+    expect(messageOf((await postGraphQL(t, { query: PREVIEW, variables: { token } })).body)).toBe("This invitation has already been used: sign in with its email address and the password chosen then.");
     expect((await owner.graphql(PENDING)).body.data.invitations.map((i: any) => i.id)).not.toContain(invitation.id);
   });
 
@@ -170,7 +170,7 @@ describe("invitations", () => {
     expect(pending).toContain(ownersOwn.id);
     for (const { token, email } of [planted, alsoTheirs]) {
       const answer = await postGraphQL(t, { query: ACCEPT, variables: { token, password: "back-as-an-owner" } });
-      expect(messageOf(answer.body)).toBe("token: this invitation was revoked; ask for a new one");
+      expect(messageOf(answer.body)).toBe("This invitation was withdrawn: ask whoever invited you to send a new one.");
       expect(answer.headers.get("set-cookie")).toBeNull();
       expect(await t.database.db.user.count({ where: { email } })).toBe(0);
     }
@@ -181,7 +181,7 @@ describe("invitations", () => {
     expect((await owner.graphql(UPDATE, { id: demoted.userId, password: owner.password })).body.errors).toBeUndefined();
     const refused = await postGraphQL(t, { query: ACCEPT, variables: { token: ownerInvite.token, password: "back-as-an-owner" } });
     expect(refused.body.errors[0]).toMatchObject({
-      message: "token: this invitation was withdrawn (whoever sent it may no longer invite); ask for a new one",
+      message: "This invitation was withdrawn: whoever sent it may no longer invite. Ask an owner or admin of the team to send a new one.",
       extensions: { code: "BAD_REQUEST" },
     });
     expect(await t.database.db.user.count({ where: { email: ownerInvite.email } })).toBe(0);
@@ -226,9 +226,9 @@ describe("invitations", () => {
     t.clock.advance(INVITATION_TTL_MS);
 
     const refusals = [
-      { token: revoked.token, message: "token: this invitation was revoked; ask for a new one" },
-      { token: expiring.token, message: "token: this invitation has expired; ask for a new one" },
-      { token: "not-a-token", message: "token is not a valid invitation link" },
+      { token: revoked.token, message: "This invitation was withdrawn: ask whoever invited you to send a new one." },
+      { token: expiring.token, message: "This invitation has expired (invitations work for 7 days): ask whoever invited you to send a new one." },
+      { token: "not-a-token", message: "This is not an invitation link: copy the whole link from the invitation mail, or ask whoever invited you to send a new one." },
     ];
     for (const { token, message } of refusals) {
       const answer = await postGraphQL(t, { query: ACCEPT, variables: { token, password: "a-good-long-password" } });

@@ -8,7 +8,7 @@ import { DomainError, badRequest, conflict, forbidden, notFound } from "../../er
 import { queueMailStatement } from "../mail/mail.service.ts";
 import { findOrganization } from "../organizations/organizations.store.ts";
 import { acceptInvitationStatement, insertInvitationStatement, invitationByTokenHash, pendingInvitations, revokeInvitationRow } from "./invitations.store.ts";
-import { hashToken, newToken } from "./link-tokens.ts";
+import { hashToken, linkRefusal, newToken } from "./link-tokens.ts";
 import { hashPassword } from "./passwords.ts";
 import { startSession } from "./sessions.service.ts";
 import { checkNewPassword, newUserRow, normalizeEmail, parseRole } from "./users.service.ts";
@@ -87,12 +87,29 @@ export async function revokeInvitation(ctx: ServiceContext, id: string): Promise
   if (!(await revokeInvitationRow(ctx.db, ctx.scope.organizationId, id, ctx.clock.now()))) throw notFound("Invitation not found, or already accepted or revoked");
 }
 
-/** Why a link no longer works, in words the person holding it understands. */
+/** Why a link no longer works, in words the person holding it understands, with what to do. */
 function invitationRefusal(invitation: Invitation | null, now: Date) {
-  if (!invitation) return badRequest("token is not a valid invitation link");
-  if (invitation.revokedAt) return badRequest("token: this invitation was revoked; ask for a new one");
-  if (invitation.acceptedAt) return badRequest("token: this invitation has already been used; sign in instead");
-  if (invitation.expiresAt <= now) return badRequest("token: this invitation has expired; ask for a new one");
+  if (!invitation) {
+    return linkRefusal(
+      "token is not a valid invitation link",
+      "This is not an invitation link: copy the whole link from the invitation mail, or ask whoever invited you to send a new one.",
+    );
+  }
+  if (invitation.revokedAt) {
+    return linkRefusal("token: this invitation was revoked; ask for a new one", "This invitation was withdrawn: ask whoever invited you to send a new one.");
+  }
+  if (invitation.acceptedAt) {
+    return linkRefusal(
+      "token: this invitation has already been used; sign in instead",
+      "This invitation has already been used: sign in with its email address and the password chosen then.",
+    );
+  }
+  if (invitation.expiresAt <= now) {
+    return linkRefusal(
+      "token: this invitation has expired; ask for a new one",
+      `This invitation has expired (invitations work for ${INVITATION_TTL_MS / 86_400_000} days): ask whoever invited you to send a new one.`,
+    );
+  }
   return null;
 }
 
@@ -103,7 +120,11 @@ function invitationRefusal(invitation: Invitation | null, now: Date) {
  */
 export const rolesThatMayInvite = (role: string): Role[] => ROLES.filter((r) => roleAllows(r, "team") && (role !== "owner" || r === "owner"));
 
-const INVITER_GONE = "token: this invitation was withdrawn (whoever sent it may no longer invite); ask for a new one";
+const inviterGone = () =>
+  linkRefusal(
+    "token: this invitation was withdrawn (whoever sent it may no longer invite); ask for a new one",
+    "This invitation was withdrawn: whoever sent it may no longer invite. Ask an owner or admin of the team to send a new one.",
+  );
 
 /**
  * What the accept page shows before a password is chosen: the organization, who invited, as which
@@ -116,7 +137,7 @@ export async function previewInvitation(deps: Deps, token: string) {
   if (refused) throw refused;
   const [inviter, organization] = await Promise.all([userById(deps.db, invitation!.invitedById), findOrganization(deps.db, invitation!.organizationId)]);
   const senders = rolesThatMayInvite(invitation!.role);
-  if (!inviter || !organization || inviter.organizationId !== invitation!.organizationId || !senders.includes(inviter.role as Role)) throw badRequest(INVITER_GONE);
+  if (!inviter || !organization || inviter.organizationId !== invitation!.organizationId || !senders.includes(inviter.role as Role)) throw inviterGone();
   return { organizationName: organization.name, inviterEmail: inviter.email, email: invitation!.email, role: invitation!.role as Role, expiresAt: invitation!.expiresAt };
 }
 
@@ -128,7 +149,7 @@ export async function acceptInvitation(deps: Deps, input: { token: string; passw
   if (refused) throw refused;
   const inviter = await userById(deps.db, invitation!.invitedById);
   const senders = rolesThatMayInvite(invitation!.role);
-  if (!inviter || inviter.organizationId !== invitation!.organizationId || !senders.includes(inviter.role as Role)) throw badRequest(INVITER_GONE);
+  if (!inviter || inviter.organizationId !== invitation!.organizationId || !senders.includes(inviter.role as Role)) throw inviterGone();
   const user = newUserRow(deps, {
     organizationId: invitation!.organizationId,
     email: invitation!.email,
@@ -139,7 +160,7 @@ export async function acceptInvitation(deps: Deps, input: { token: string; passw
   try {
     await typedSql(deps.db).direct.batch([
       // The sender's removal or demotion at this very moment: the statement checks again, and refuses.
-      acceptInvitationStatement(deps.db, invitation!, senders, now, () => invitationRefusal({ ...invitation!, acceptedAt: now }, now) ?? badRequest(INVITER_GONE)),
+      acceptInvitationStatement(deps.db, invitation!, senders, now, () => invitationRefusal({ ...invitation!, acceptedAt: now }, now) ?? inviterGone()),
       insertUserStatement(deps.db, user),
     ]);
   } catch (error) {

@@ -5,10 +5,9 @@
 import type { PasswordReset } from "../../generated/sqlite/client.ts";
 import type { Deps } from "../../context.ts";
 import { typedSql } from "../../db/client.ts";
-import { badRequest } from "../../errors.ts";
 import { queueMailStatement } from "../mail/mail.service.ts";
 import { revokeOtherSessionsStatement } from "./dashboard-sessions.store.ts";
-import { hashToken, newToken } from "./link-tokens.ts";
+import { hashToken, linkRefusal, newToken } from "./link-tokens.ts";
 import { hashPassword } from "./passwords.ts";
 import { endPasswordResetsStatement, insertPasswordResetStatement, passwordResetByTokenHash, resetsRequestedSince, usePasswordResetStatement } from "./password-resets.store.ts";
 import { checkNewPassword, normalizeEmail } from "./users.service.ts";
@@ -46,9 +45,6 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
   const scope = { organizationId: user.organizationId, environment: "sandbox" };
   await typedSql(deps.db).direct.batch([insertPasswordResetStatement(deps.db, reset), queueMailStatement(deps, scope, mail)]);
 }
-
-/** The link's token is no field a person types: GraphQL says what is wrong with the link itself. */
-const linkRefusal = (message: string, words: string) => badRequest(message, { path: [], problem: "", words });
 
 const refusal = (reset: PasswordReset | null, now: Date) => {
   if (!reset) return linkRefusal("token is not a valid password reset link", "This is not a password reset link: copy the whole link from the mail, or ask for a new one");
