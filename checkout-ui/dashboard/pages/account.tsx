@@ -5,6 +5,7 @@ import { useState } from "preact/hooks";
 import { Button, CopyButton, Field, Notice, Page } from "../../components/ui.tsx";
 import { QrCode } from "../../components/qr.tsx";
 import { saveFile } from "../download.ts";
+import { useReauthentication } from "../components/reauthentication.tsx";
 import { errorText, formErrors, graphql } from "../graphql.ts";
 import { type Session, useSession } from "../session.tsx";
 
@@ -131,6 +132,7 @@ export function TwoFactor(props: { enabled: boolean; onChanged: () => void }) {
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   const session = useSession();
   const secret = setup.data?.beginTwoFactorSetup;
+  const codeErrors = formErrors(confirmation.error, ["code"]);
   if (recoveryCodes) {
     return (
       <section class="panel" aria-labelledby="two-factor-heading">
@@ -192,10 +194,10 @@ export function TwoFactor(props: { enabled: boolean; onChanged: () => void }) {
             pattern="[0-9]{6}"
             required
             value={code}
-            error={formErrors(confirmation.error, ["code"]).of("code")}
+            error={codeErrors.of("code")}
             onInput={(e) => setCode(e.currentTarget.value)}
           />
-          <Notice>{formErrors(confirmation.error, ["code"]).other}</Notice>
+          <Notice>{codeErrors.other}</Notice>
           <Button type="submit" variant="primary" disabled={confirmation.fetching}>
             Turn on two-factor sign-in
           </Button>
@@ -206,33 +208,24 @@ export function TwoFactor(props: { enabled: boolean; onChanged: () => void }) {
 }
 
 function DisableTwoFactor(props: { onChanged: () => void }) {
-  const [password, setPassword] = useState("");
-  const [code, setCode] = useState("");
   const [result, disable] = useMutation(DISABLE);
-  const errors = formErrors(result.error, ["password", "code"]);
+  // The password and the code, as every sensitive change asks for them (two-factor is on: the code is asked).
+  const reauthentication = useReauthentication();
   return (
     <form
       class="panel"
       aria-labelledby="two-factor-heading"
       onSubmit={async (e) => {
         e.preventDefault();
-        const answer = await disable({ password, code: code.trim() });
+        const { password, code } = reauthentication.values;
+        const answer = await disable({ password, code: code ?? "" });
         if (answer.data) props.onChanged();
       }}
     >
       <h2 id="two-factor-heading">Two-factor sign-in</h2>
       <p>On: signing in asks for a code from your authenticator app.</p>
-      <Field
-        label="Your password"
-        type="password"
-        autoComplete="current-password"
-        required
-        value={password}
-        error={errors.of("password")}
-        onInput={(e) => setPassword(e.currentTarget.value)}
-      />
-      <Field label="Authentication code" autoComplete="one-time-code" required value={code} error={errors.of("code")} onInput={(e) => setCode(e.currentTarget.value)} />
-      <Notice>{errors.other}</Notice>
+      {reauthentication.fields(result.error)}
+      <Notice>{reauthentication.otherError(result.error)}</Notice>
       <Button type="submit" variant="danger" disabled={result.fetching}>
         Turn off two-factor sign-in
       </Button>

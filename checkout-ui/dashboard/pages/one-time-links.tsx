@@ -17,7 +17,6 @@ const PASSWORD_HINT = "At least 10 characters.";
 const ROLE_NAMES: Record<string, string> = { owner: "an owner", admin: "an admin", developer: "a developer", viewer: "a viewer" };
 
 export function AcceptInvite(props: { onSignedIn: () => void }) {
-  const [password, setPassword] = useState("");
   const [result, accept] = useMutation(ACCEPT);
   const [preview] = useQuery({ query: PREVIEW, variables: { token: tokenOfAddress() } });
   const invitation = preview.data?.invitationPreview;
@@ -41,36 +40,23 @@ export function AcceptInvite(props: { onSignedIn: () => void }) {
         <strong>{invitation.inviterEmail}</strong> invited you to the {invitation.organizationName} dashboard as {ROLE_NAMES[invitation.role] ?? invitation.role}. Choose a
         password to finish: you will sign in as <strong>{invitation.email}</strong>.
       </p>
-      <form
-        onSubmit={async (event) => {
-          event.preventDefault();
+      <NewPasswordForm
+        label="Password"
+        field="password"
+        submit="Set password and sign in"
+        error={result.error}
+        busy={result.fetching}
+        onSubmit={async (password) => {
           const answer = await accept({ token: tokenOfAddress(), password });
           if (answer.data?.acceptInvitation) props.onSignedIn();
         }}
-      >
-        <Field
-          label="Password"
-          hint={PASSWORD_HINT}
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={10}
-          value={password}
-          error={formErrors(result.error, ["password"]).of("password")}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-        />
-        <Notice>{formErrors(result.error, ["password"]).other}</Notice>
-        <Button type="submit" variant="primary" disabled={result.fetching}>
-          Set password and sign in
-        </Button>
-      </form>
+      />
     </main>
   );
 }
 
 export function ResetPassword(props: { onDone: () => void }) {
   useTabTitle("Choose a new password · Dashboard");
-  const [password, setPassword] = useState("");
   const [result, reset] = useMutation(RESET);
   const done = result.data?.resetPassword === true;
   return (
@@ -84,29 +70,52 @@ export function ResetPassword(props: { onDone: () => void }) {
           </Button>
         </>
       ) : (
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            void reset({ token: tokenOfAddress(), newPassword: password });
-          }}
-        >
-          <Field
-            label="New password"
-            hint={PASSWORD_HINT}
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={10}
-            value={password}
-            error={formErrors(result.error, ["newPassword"]).of("newPassword")}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-          <Notice>{formErrors(result.error, ["newPassword"]).other}</Notice>
-          <Button type="submit" variant="primary" disabled={result.fetching}>
-            Set new password
-          </Button>
-        </form>
+        <NewPasswordForm
+          label="New password"
+          field="newPassword"
+          submit="Set new password"
+          error={result.error}
+          busy={result.fetching}
+          onSubmit={(newPassword) => void reset({ token: tokenOfAddress(), newPassword })}
+        />
       )}
     </main>
+  );
+}
+
+/** A link's one field: the password to set (`field`: the argument the server names in its refusal), its refusal beside it. */
+function NewPasswordForm(props: {
+  label: string;
+  field: string;
+  submit: string;
+  error: Parameters<typeof formErrors>[0];
+  busy: boolean;
+  onSubmit: (password: string) => void;
+}) {
+  const [password, setPassword] = useState("");
+  const errors = formErrors(props.error, [props.field]);
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        props.onSubmit(password);
+      }}
+    >
+      <Field
+        label={props.label}
+        hint={PASSWORD_HINT}
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={10}
+        value={password}
+        error={errors.of(props.field)}
+        onInput={(e) => setPassword(e.currentTarget.value)}
+      />
+      <Notice>{errors.other}</Notice>
+      <Button type="submit" variant="primary" disabled={props.busy}>
+        {props.submit}
+      </Button>
+    </form>
   );
 }

@@ -140,6 +140,7 @@ function WalletForm() {
   const [result, save] = useMutation(SET_WALLET);
   // The wallet decides where the money goes: the server asks for the password again.
   const reauthentication = useReauthentication();
+  const errors = formErrors(result.error, WALLET_FIELDS);
   return (
     <form
       onSubmit={async (e) => {
@@ -153,7 +154,7 @@ function WalletForm() {
         placeholder="G…"
         required
         value={address}
-        error={formErrors(result.error, WALLET_FIELDS).of("address")}
+        error={errors.of("address")}
         onInput={(e) => setAddress(e.currentTarget.value)}
       />
       {reauthentication.fields(result.error)}

@@ -6,8 +6,8 @@ import { requireService } from "../../graphql/context.ts";
 import { AssetRef } from "../../graphql/shared-types.ts";
 import type { PaymentInstructions } from "../payments/payment-instructions.ts";
 import { PaymentType } from "../payments/payments.graphql.ts";
-import { unauthorized } from "../../errors.ts";
-import { CREDENTIAL_REVOKED, type PaymentEventPayload, liveUpdatesFor } from "./checkout.live.ts";
+import { unlessRevoked } from "../events/changes.live.ts";
+import { type PaymentEventPayload, liveUpdatesFor } from "./checkout.live.ts";
 import {
   CHECKOUT_KINDS,
   CHECKOUT_STATES,
@@ -125,9 +125,6 @@ builder.subscriptionFields((t) => ({
     args: { after: t.arg.int({ description: "replay events with a greater seq first" }) },
     subscribe: (_root, args, ctx) => liveUpdatesFor(ctx.deps).watchPaymentEvents(requireService(ctx), args.after),
     // A revoked key's stream ends with UNAUTHENTICATED, as its next request would.
-    resolve: (event) => {
-      if (event === CREDENTIAL_REVOKED) throw unauthorized();
-      return event;
-    },
+    resolve: unlessRevoked,
   }),
 }));

@@ -9,6 +9,7 @@ import type { AppDeps } from "../../context.ts";
 import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { createCredentialWatch } from "../../gate/credentials.ts";
 import type { Payment } from "../../generated/sqlite/client.ts";
+import { CREDENTIAL_REVOKED } from "../events/changes.live.ts";
 import { type EventFeed, createEventFeed } from "../events/events.feed.ts";
 import { type OutboxEvent, newestEventSeqIn, paymentEventsOfScopeAfter } from "../events/events.store.ts";
 import { paymentById } from "../payments/payments.store.ts";
@@ -22,8 +23,6 @@ export interface PaymentEventPayload {
   payment: Payment;
 }
 
-/** The last thing a dashboard stream hands out when its credential was revoked. */
-export const CREDENTIAL_REVOKED = Symbol("credential revoked");
 
 export interface LiveUpdates {
   /** Current view first, then every change; throws Not found for an unknown id. */

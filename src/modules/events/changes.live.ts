@@ -2,14 +2,31 @@
 // caller's scope, read again as they are now, until the credential is revoked.
 import type { Deps, Scope } from "../../context.ts";
 import { type CredentialWatch, createCredentialWatch } from "../../gate/credentials.ts";
+import { unauthorized } from "../../errors.ts";
 import type { Logger } from "../../shared/logger.ts";
 import type { ChangeChannel, ChangedRow } from "./change-channel.ts";
 
 /** What a screen's stream hands out last when its credential was revoked: the field answers UNAUTHENTICATED. */
 export const CREDENTIAL_REVOKED = Symbol("credential revoked");
 
+/**
+ * The resolver of every live screen's subscription field (payments, refunds, deliveries, mail): a
+ * stream that ended for a revoked credential answers UNAUTHENTICATED, anything else as it is.
+ */
+export function unlessRevoked<T>(value: T | typeof CREDENTIAL_REVOKED): T {
+  if (value === CREDENTIAL_REVOKED) throw unauthorized();
+  return value;
+}
+
 // One credential watch per database client, shared by every open stream (it reads once a second while any is open).
 const watches = new WeakMap<object, CredentialWatch>();
+
+/** The credential watch of `deps`' database client, shared by every open dashboard stream. */
+export function sharedCredentialWatch(deps: Deps & { logger: Logger }): CredentialWatch {
+  const credentials = watches.get(deps.db) ?? createCredentialWatch(deps);
+  watches.set(deps.db, credentials);
+  return credentials;
+}
 
 /**
  * The rows of `scope` that `wanted` takes, each read again (`read`, null if gone or not the
@@ -23,8 +40,7 @@ export async function watchChanges<K extends string, T>(
   wanted: (row: ChangedRow<K>) => boolean,
   read: (id: string) => Promise<T | null>,
 ): Promise<AsyncIterableIterator<T | typeof CREDENTIAL_REVOKED>> {
-  const credentials = watches.get(deps.db) ?? createCredentialWatch(deps);
-  watches.set(deps.db, credentials);
+  const credentials = sharedCredentialWatch(deps);
   const changed = new Set<string>();
   let waiting: (() => void) | null = null;
   let revoked = false;

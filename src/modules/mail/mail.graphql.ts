@@ -3,8 +3,7 @@ import { requireService } from "../../graphql/context.ts";
 import { listConnection } from "../../graphql/connection.ts";
 import { MAIL_STATUSES, type MailKind, type MailStatus } from "./mail.service.ts";
 import type { Scope } from "../../context.ts";
-import { unauthorized } from "../../errors.ts";
-import { CREDENTIAL_REVOKED, watchChanges } from "../events/changes.live.ts";
+import { unlessRevoked, watchChanges } from "../events/changes.live.ts";
 import { mailChanges } from "./mail-changes.ts";
 import { findMailMessage, listMailMessages } from "./mail.store.ts";
 
@@ -62,10 +61,7 @@ builder.subscriptionFields((t) => ({
         (id) => findMailMessage(ctx.deps.db, scope, id, kind),
       );
     },
-    resolve: (message) => {
-      if (message === CREDENTIAL_REVOKED) throw unauthorized();
-      return message;
-    },
+    resolve: unlessRevoked,
   }),
 }));
 

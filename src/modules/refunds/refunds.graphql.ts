@@ -6,7 +6,7 @@ import { type GraphQLContext, requireService } from "../../graphql/context.ts";
 import { listConnection } from "../../graphql/connection.ts";
 import { idempotentCreate } from "../../graphql/idempotent-create.ts";
 import { AssetRef, defined } from "../../graphql/shared-types.ts";
-import { notFound, unauthorized } from "../../errors.ts";
+import { notFound } from "../../errors.ts";
 import { explorerTxUrl, networkNameOf } from "../../shared/network.ts";
 import { merchantName } from "../organizations/organizations.store.ts";
 import { formatStroops } from "../../shared/money.ts";
@@ -28,7 +28,8 @@ import {
   submitRefund,
   withLedger,
 } from "./refunds.service.ts";
-import { REFUNDS_CREDENTIAL_REVOKED, watchRefund, watchRefundChanges } from "./refunds.live.ts";
+import { unlessRevoked } from "../events/changes.live.ts";
+import { watchRefund, watchRefundChanges } from "./refunds.live.ts";
 import { REFUND_TIMELINE_TYPES, type RefundTimelineEntry, refundTimeline } from "./refunds.timeline.ts";
 import { listRefunds, refundById } from "./refunds.store.ts";
 import { type PreparedRefundTransaction, refundClaimUrl } from "./refunds.view.ts";
@@ -190,10 +191,7 @@ builder.subscriptionFields((t) => ({
       "The key's (or session's) refunds as each moves (created, claimed by its payer, submitted, ended); with `id`, that refund as it is first, then its moves. Ends with UNAUTHENTICATED when the credential is revoked",
     args: { id: t.arg.id() },
     subscribe: (_root, args, ctx) => watchRefundChanges(ctx.deps, requireService(ctx).scope, args.id ? String(args.id) : null),
-    resolve: (refund) => {
-      if (refund === REFUNDS_CREDENTIAL_REVOKED) throw unauthorized();
-      return refund;
-    },
+    resolve: unlessRevoked,
   }),
 }));
 

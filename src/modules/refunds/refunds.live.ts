@@ -5,20 +5,14 @@
 // write none (claimed, submitted, back to signing: refund-changes.ts), read the refund again as it
 // is, and push it: no polling, and a payer's claim on one host reaches a dashboard open on another.
 import type { AppDeps, Scope } from "../../context.ts";
-import { createCredentialWatch, type CredentialWatch } from "../../gate/credentials.ts";
 import type { Refund } from "../../generated/sqlite/client.ts";
 import { notFound } from "../../errors.ts";
 import { liveUpdatesFor } from "../checkout/checkout.live.ts";
+import { CREDENTIAL_REVOKED, sharedCredentialWatch } from "../events/changes.live.ts";
 import { refundChanges } from "./refund-changes.ts";
 import { refundById } from "./refunds.store.ts";
 
-/** What a dashboard's stream hands out last when its credential was revoked: the field answers UNAUTHENTICATED. */
-export const REFUNDS_CREDENTIAL_REVOKED = Symbol("credential revoked");
-
 type Watched = { id: string; organizationId: string; environment: string };
-
-// One credential watch per database client, shared by every open dashboard stream (it reads once a second while any is open).
-const watches = new WeakMap<object, CredentialWatch>();
 
 /**
  * Pushes `refund`s as they are after each move of one that `wanted` takes, read one after another
@@ -113,12 +107,11 @@ export function watchRefund(deps: AppDeps, id: string): Promise<AsyncIterableIte
  * which is pushed as it is first) after each of their moves. Ends with UNAUTHENTICATED within about
  * a second of the credential's revocation, as the other dashboard streams do.
  */
-export function watchRefundChanges(deps: AppDeps, scope: Scope, id: string | null): Promise<AsyncIterableIterator<Refund | typeof REFUNDS_CREDENTIAL_REVOKED>> {
-  const credentials = watches.get(deps.db) ?? createCredentialWatch(deps);
-  watches.set(deps.db, credentials);
+export function watchRefundChanges(deps: AppDeps, scope: Scope, id: string | null): Promise<AsyncIterableIterator<Refund | typeof CREDENTIAL_REVOKED>> {
+  const credentials = sharedCredentialWatch(deps);
   const inScope = (refund: Watched) => refund.organizationId === scope.organizationId && refund.environment === scope.environment && (id === null || refund.id === id);
-  return followRefunds<Refund | typeof REFUNDS_CREDENTIAL_REVOKED>(deps, inScope, {
+  return followRefunds<Refund | typeof CREDENTIAL_REVOKED>(deps, inScope, {
     ...(id !== null && { first: id }),
-    onRevoked: (end) => credentials.watch(scope, () => end(REFUNDS_CREDENTIAL_REVOKED)),
+    onRevoked: (end) => credentials.watch(scope, () => end(CREDENTIAL_REVOKED)),
   });
 }

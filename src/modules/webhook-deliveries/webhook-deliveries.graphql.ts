@@ -2,9 +2,8 @@ import { needs, builder } from "../../graphql/builder.ts";
 import type { GraphQLResolveInfo } from "graphql";
 import { type ConnectionArgs, listConnection, withSelectedRelations } from "../../graphql/connection.ts";
 import { type GraphQLContext, requireService } from "../../graphql/context.ts";
-import { CREDENTIAL_REVOKED } from "../events/changes.live.ts";
+import { unlessRevoked } from "../events/changes.live.ts";
 import { watchDeliveryChanges } from "./webhook-deliveries.live.ts";
-import { unauthorized } from "../../errors.ts";
 import { DELIVERY_STATUSES, type DeliveryStatus } from "./webhook-deliveries.inputs.ts";
 import { getWebhookDelivery, retryWebhookDelivery, sendTestWebhook } from "./webhook-deliveries.service.ts";
 import { type WebhookDeliveryFilters, listWebhookDeliveries, webhookDeliveriesIncluding } from "./webhook-deliveries.store.ts";
@@ -88,9 +87,6 @@ builder.subscriptionFields((t) => ({
       "The live delivery log: each delivery of the caller's scope (of `endpointId` if given) as it is after each change (an attempt recorded, Retry now, Resend, a test event). Ends with UNAUTHENTICATED when the credential is revoked",
     args: { endpointId: t.arg.id() },
     subscribe: (_root, args, ctx) => watchDeliveryChanges(ctx.deps, requireService(ctx).scope, args.endpointId ? String(args.endpointId) : null),
-    resolve: (delivery) => {
-      if (delivery === CREDENTIAL_REVOKED) throw unauthorized();
-      return delivery;
-    },
+    resolve: unlessRevoked,
   }),
 }));
