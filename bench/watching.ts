@@ -16,8 +16,9 @@
 // BENCH_WATCHING_WALLETS changes the 10,000. Baseline (per-wallet streams, before #16): the issue's
 // figures, 17-46 s to watch 1,000 wallets, 60-150 KB per wallet, 12% of a core idle.
 import { randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
+import inspector from "node:inspector/promises";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Account, Asset, Keypair, Networks, Operation, TimeoutInfinite, TransactionBuilder } from "@stellar/stellar-sdk";
 import pg from "pg";
@@ -30,6 +31,7 @@ import { inProcessApp } from "./lib/in-process.ts";
 import { percentile } from "./lib/measure.ts";
 import { paymentTx } from "./lib/payment-tx.ts";
 
+const loadAtStart = loadavg().map((l) => l.toFixed(1)).join(" ");
 const WALLETS = Number(process.env.BENCH_WATCHING_WALLETS ?? 10_000);
 const SAMPLES = Number(process.env.BENCH_WATCHING_SAMPLES ?? 200);
 const OPS_PER_TX = 100;
@@ -96,6 +98,28 @@ await funded(wallets);
 const payers = Array.from({ length: Math.ceil(WALLETS / OPS_PER_TX) }, () => Keypair.random());
 await funded(payers.map((p) => p.publicKey()));
 console.log(`seeded ${WALLETS} wallets with an open payment each in ${Math.round(performance.now() - seedStarted)} ms (${postgres ? "PostgreSQL" : "SQLite"})`);
+
+/**
+ * BENCH_WATCHING_PROFILE=file.cpuprofile: a CPU profile of the burst alone (the seeding would drown
+ * it in a whole-run --cpu-prof), for Chrome DevTools or a script.
+ */
+async function startProfile() {
+  const file = process.env.BENCH_WATCHING_PROFILE;
+  if (!file) return null;
+  const session = new inspector.Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  await session.post("Profiler.start");
+  return {
+    async stop() {
+      const { profile } = await session.post("Profiler.stop");
+      writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+      console.log(`CPU profile of the burst written to ${file}`);
+    },
+  };
+}
 
 const heap = () => {
   gc();
@@ -205,14 +229,18 @@ const submissions = [];
 for (let i = 0; i * OPS_PER_TX < rest.length; i++) submissions.push(network.submitTransaction(paymentTx(network, payers[i]!, rest.slice(i * OPS_PER_TX, (i + 1) * OPS_PER_TX))));
 await network.closeLedger();
 const burstClosedAt = Date.now();
+const profile = await startProfile();
 for (const result of await Promise.all(submissions)) {
   if (result.status !== "included" || !result.successful) throw new Error(`burst transaction failed: ${JSON.stringify(result.resultCodes)}`);
 }
 // None left with a few wallets (BENCH_WATCHING_WALLETS=10, for the idle request rate): no burst.
 const burstMs = rest.length > 0 ? (await completedAt(beforeBurst, rest.length)) - burstClosedAt : 0;
+await profile?.stop();
 
 const kb = (bytes: number) => (bytes / 1024).toFixed(2);
+const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
 console.log(`watching ${WALLETS} wallets on one network through ${api} (${postgres ? "PostgreSQL" : "SQLite"}), against the issue's per-wallet baseline`);
+console.log(`  ${new Date().toISOString()}, ${cpus().length} cores, load average (1, 5, 15 min) ${load()} at the end, ${loadAtStart} at the start`);
 if (api === "Stellar RPC") {
   console.log(`  RPC requests at idle: ${Math.round(rpcPerMinute)} per minute, getEvents polled every ${deps.config.rpcPollMs} ms (STELLAR_RPC_POLL_MS)   (aim: independent of the number of wallets)`);
 }

@@ -1,5 +1,6 @@
 // The hosted checkout in a real Chromium: live status without reload, the final states, invoices,
 // a phone-sized screen. Screenshots are written to test/artifacts/.
+import { StrKey } from "@stellar/stellar-sdk";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completePayment } from "../src/modules/payments/payment-completion.ts";
@@ -73,16 +74,25 @@ describe("checkout page", () => {
     await page.screenshot({ path: screenshotPath("checkout-1280px"), fullPage: true });
 
     const hash = "c".repeat(64);
-    await completePayment(t.deps, { id: payment.id }, { txHash: hash });
+    // Paid from a contract account (a smart wallet, C...): the receipt names it as it names an account.
+    const payer = StrKey.encodeContract(Buffer.alloc(32, 7));
+    await completePayment(t.deps, { id: payment.id }, { txHash: hash, payerAddress: payer });
 
     await page.getByRole("heading", { name: "Paid" }).waitFor({ timeout: 15_000 });
     expect(await page.getByTestId("announcer").textContent()).toBe("Paid");
     expect(await page.evaluate(() => (window as unknown as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
     const link = page.getByRole("link", { name: hash });
     expect(await link.getAttribute("href")).toBe(`https://stellar.expert/explorer/testnet/tx/${hash}`);
+    expect(await page.getByTestId("payer").locator("dt").textContent()).toBe("Paid from");
+    expect(await page.getByTestId("payer").locator("code").textContent()).toBe(`${payer.slice(0, 6)}…${payer.slice(-6)}`);
+    await page.getByRole("button", { name: "Copy payer address" }).click();
+    await page.getByRole("button", { name: "Copied payer address" }).waitFor();
     expect(await page.content()).not.toContain("private-order-5521");
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath("checkout-paid"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath("checkout-paid-390px"), fullPage: true });
     await page.close();
   });
 

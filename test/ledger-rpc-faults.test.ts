@@ -1,10 +1,12 @@
-// A Stellar RPC node's faults (issue 28): down, slow, answering an error object or a malformed event,
+// A Stellar RPC node's faults (issue 28): down (its gateway answering 503, or nothing listening on its
+// port), slow, answering an error object or a malformed event,
 // a node of another network or one that emits no events for classic operations, and a cursor older
 // than getEvents' window. The simulated network's test switches (SimulatedNetwork.rpcFaults,
 // emitClassicEvents, setRpcRetention) make each; the service is the real one, watching through RPC.
-import { Memo, Networks, TransactionBuilder } from "@stellar/stellar-sdk";
+import { Account, Keypair, Memo, Networks, TimeoutInfinite, TransactionBuilder } from "@stellar/stellar-sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
+import { SimulatedNetwork } from "../src/ledger/simulated/index.ts";
+import { type RunningServer, serve } from "../src/server.ts";
 import { type CapturedLog, captureLog } from "./support/captured-log.ts";
 import { type Wallet, fundedPayer, payOp, signedTransaction, submit, waitFor, walletOn } from "./support/ledger.ts";
 import { paymentsApi } from "./support/payments-api.ts";
@@ -192,5 +194,78 @@ describe("an RPC node that cannot serve the network", () => {
     expect(errors.sort()).toEqual(networks.map((n: any) => n.stopped).sort());
     await sleep(1_500);
     expect(log.lines().filter((line) => line.level === "error")).toHaveLength(2);
+  });
+});
+
+describe("an RPC node whose port refuses connections (its process stopped), then listens again", () => {
+  let network: SimulatedNetwork;
+  let node: RunningServer;
+  let t: TestApp;
+  let log: CapturedLog;
+  let payments: ReturnType<typeof paymentsApi>;
+
+  beforeAll(async () => {
+    // The node on a server of its own, which the test stops and starts again on the same port.
+    network = new SimulatedNetwork({ networkPassphrase: Networks.TESTNET, basePath: "", ledgerCloseMs: 100 });
+    node = await serve((request) => network.fetch(request), { port: 0, host: "127.0.0.1" });
+    network.start();
+    log = captureLog("info");
+    t = await startTestApp({ workers: true, logger: log.logger, env: { LEDGER: "horizon", STELLAR_RPC_TESTNET_URL: `${node.url}/rpc`, STELLAR_RPC_POLL_MS: "100", STELLAR_RPC_TIMEOUT_MS: "500" } });
+    const merchant = await t.createMerchant();
+    await network.fund(merchant.wallet.publicKey());
+    payments = paymentsApi(t, merchant.sandboxKey);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await node?.close();
+    await network?.stop();
+  });
+
+  /** Pays a payment in full, straight into the network (its HTTP side may be down), once its ledger closes. */
+  async function pay(payment: any): Promise<string> {
+    const payer = Keypair.random();
+    await network.fund(payer.publicKey());
+    const tx = new TransactionBuilder(new Account(payer.publicKey(), network.sequence(payer.publicKey())!), { fee: "100", networkPassphrase: Networks.TESTNET })
+      .addOperation(payOp(payment.payment_instructions.muxed_destination, payment.amount))
+      .setTimeout(TimeoutInfinite)
+      .build();
+    tx.sign(payer);
+    const result = await network.submitTransaction(tx);
+    expect(result).toMatchObject({ status: "included", successful: true });
+    return tx.hash().toString("hex");
+  }
+  const warningsFrom = (from: number) =>
+    log
+      .lines()
+      .slice(from)
+      .filter((line) => line.level === "warn");
+  const completions = (id: string) => t.database.db.event.count({ where: { resourceId: id, type: "payment.completed" } });
+
+  it("one warning, a summary a minute later, and once it listens again the payment made meanwhile completes once", { timeout: 90_000 }, async () => {
+    const before = await payments.createPayment({ amount: "1" });
+    const during = await payments.createPayment({ amount: "2" });
+    await pay(before);
+    await payments.waitForStatus(before.id, "completed", 20_000);
+    const port = Number(new URL(node.url).port);
+    const from = log.raw.length;
+    await node.close();
+    const hash = await pay(during);
+    const [warning] = await waitFor(async () => warningsFrom(from), (warnings) => warnings.length > 0, 20_000);
+    expect(warning).toMatchObject({ message: `Stellar RPC ${node.url}/rpc unreachable; retrying`, reason: expect.stringContaining("ECONNREFUSED") });
+    // Retries later (backoff from 500 ms), no warning more; a minute later on the service's clock, one summary.
+    await sleep(1_500);
+    expect(warningsFrom(from)).toHaveLength(1);
+    t.clock.advance(61_000);
+    await waitFor(async () => warningsFrom(from), (warnings) => warnings.length > 1, 20_000);
+    expect(warningsFrom(from)[1]!.message).toMatch(/^Stellar RPC \S+ still unreachable: \d+ retries since \d{4}-/);
+    expect((await payments.readPayment(during.id)).status).toBe("pending");
+
+    node = await serve((request) => network.fetch(request), { port, host: "127.0.0.1" });
+    const done = await payments.waitForStatus(during.id, "completed", 45_000);
+    expect(done).toMatchObject({ tx_hash: hash, amount_received: "2.0000000" });
+    expect(await completions(before.id)).toBe(1);
+    expect(await completions(during.id)).toBe(1);
+    expect(log.lines().slice(from).some((line) => line.level === "info" && String(line.message).endsWith("reachable again"))).toBe(true);
+    expect(warningsFrom(from)).toHaveLength(2);
   });
 });

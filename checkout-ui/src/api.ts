@@ -39,7 +39,7 @@ export interface CheckoutView {
     networkPassphrase: string;
     sep7Uri: string;
   } | null;
-  receipt: { txHash: string | null; confirmedAt: string | null; explorerUrl: string | null; paidAsset: AssetRef | null } | null;
+  receipt: { txHash: string | null; payerAddress: string | null; confirmedAt: string | null; explorerUrl: string | null; paidAsset: AssetRef | null } | null;
   /** the price in each allowed asset when the page loaded (the first load asks for it, live updates do not) */
   quotes?: AssetQuote[];
   invoice: {
@@ -54,7 +54,7 @@ const VIEW_FIELDS = `id kind state paymentId merchantName description amount amo
   successUrl cancelUrl failureReason
   settlementAsset { assetCode issuerAddress } allowedAssets { assetCode issuerAddress }
   instructions { destination muxedDestination memoType memo networkPassphrase sep7Uri }
-  receipt { txHash confirmedAt explorerUrl paidAsset { assetCode issuerAddress } }
+  receipt { txHash payerAddress confirmedAt explorerUrl paidAsset { assetCode issuerAddress } }
   invoice { number status dueAt items { description quantity unitAmount amount } }`;
 
 const SUBMISSION_FIELDS = "txHash successful resultCodes";

@@ -1,7 +1,8 @@
 // The page once a payment has an outcome: paid (with the receipt and the way back), or a final state.
 import { useEffect } from "preact/hooks";
+import { CopyButton } from "../components/ui.tsx";
 import type { CheckoutView } from "./api.ts";
-import { assetLabel, describeFailure, money } from "./format.ts";
+import { assetLabel, describeFailure, money, shortAddress } from "./format.ts";
 
 export const FINAL: Record<string, [string, (v: CheckoutView) => string]> = {
   failed: ["Payment failed", (v) => describeFailure(v.failureReason)],
@@ -44,6 +45,18 @@ export function PaidSection({ view: v }: { view: CheckoutView }) {
             <code>{r.txHash}</code>
           )}
         </p>
+      )}
+      {r?.payerAddress && (
+        // A contract account (C...) as well as an account (G...): the short form, the whole one copied.
+        <dl>
+          <div class="copy-row" data-testid="payer">
+            <dt>Paid from</dt>
+            <dd>
+              <code title={r.payerAddress}>{shortAddress(r.payerAddress)}</code>
+              <CopyButton value={r.payerAddress} label="payer address" />
+            </dd>
+          </div>
+        </dl>
       )}
       {r?.confirmedAt && <p class="muted">{`Confirmed ${new Date(r.confirmedAt).toLocaleString()}`}</p>}
       {v.successUrl && (

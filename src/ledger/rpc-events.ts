@@ -69,7 +69,16 @@ export class AssetContracts {
 const addressOf = (value: xdr.ScVal | undefined): string | null => {
   if (value?.switch().name !== "scvAddress") return null;
   try {
-    return Address.fromScVal(value).toString();
+    // Accounts and contracts named directly: Address.fromScVal encodes the key, then decodes it again to check it.
+    const address = value.address();
+    switch (address.switch().name) {
+      case "scAddressTypeAccount":
+        return StrKey.encodeEd25519PublicKey(address.accountId().ed25519());
+      case "scAddressTypeContract":
+        return StrKey.encodeContract(address.contractId() as unknown as Buffer);
+      default:
+        return Address.fromScVal(value).toString();
+    }
   } catch {
     return null; // an address kind this SDK cannot name: no payment
   }

@@ -329,8 +329,14 @@ export function streamAssetEvents(source: RpcNode, cursor: string, handlers: Pay
     let position = isEventId(start) ? start : cursorBeforeLedger(window.oldest);
     if (ledgerOfEventId(position) < window.oldest && position !== cursorBeforeLedger(window.oldest)) position = await catchUp(position, window);
     const filters = [{ type: "contract" as const, topics: ASSET_EVENT_TOPICS }];
+    const pageAfter = (cursor: string) => {
+      const request = source.server._getEvents({ filters, cursor, limit: PAGE_LIMIT }) as unknown as Promise<Raw>;
+      request.catch(() => {}); // a prefetched page's failure is met when it is awaited (or not at all, once closed)
+      return request;
+    };
+    let request = pageAfter(position);
     while (!abort.signal.aborted) {
-      const page = (await source.server._getEvents({ filters, cursor: position, limit: PAGE_LIMIT })) as unknown as Raw;
+      const page = await request;
       if (abort.signal.aborted) return;
       const raw = (page.events ?? []) as Raw[];
       const events = readableEvents(raw);
@@ -338,9 +344,14 @@ export function streamAssetEvents(source: RpcNode, cursor: string, handlers: Pay
       const next = typeof page.cursor === "string" && page.cursor !== "" ? page.cursor : (lastId ?? position);
       const full = raw.length >= PAGE_LIMIT;
       const lastLedger = raw.length > 0 ? Number(raw.at(-1)!.ledger) : 0;
+      // A full page is part of a burst: the next one is asked for now, and travels while this one is verified.
+      if (full) request = pageAfter(next);
       await handOver(events, next, full ? lastLedger : Number(page.latestLedger ?? lastLedger));
       position = next;
-      if (!full) await sleep(options.pollMs, abort.signal);
+      if (!full) {
+        await sleep(options.pollMs, abort.signal);
+        if (!abort.signal.aborted) request = pageAfter(position);
+      }
     }
   }
 

@@ -28,9 +28,15 @@ interface AssetContract {
   sep11: xdr.ScVal;
 }
 
-/** The Stellar Asset Contract of each asset on one network (its address depends on the passphrase). */
+/**
+ * The Stellar Asset Contract of each asset on one network (its address depends on the passphrase).
+ * Its events share one ScVal per name, asset and account or contract, so that the RPC API encodes
+ * each once (rpc-routes.ts keeps the encodings by ScVal), not once per event.
+ */
 export class AssetContracts {
   private readonly cache = new Map<string, AssetContract>();
+  /** G... or C... -> its address ScVal (as many as the accounts and contracts paid: the ledger holds as many) */
+  private readonly addresses = new Map<string, xdr.ScVal>();
 
   constructor(private readonly networkPassphrase: string) {}
 
@@ -51,25 +57,30 @@ export class AssetContracts {
     const issuer = asset.isNative() ? undefined : asset.getIssuer();
     const fromIssuer = "account" in from && from.account === issuer;
     const toIssuer = "account" in to && to.account === issuer;
-    if (fromIssuer && !toIssuer) return contractEvent(contract.id, [symbol("mint"), address(to), contract.sep11], amountData(amount, toMuxedId));
-    if (toIssuer && !fromIssuer) return contractEvent(contract.id, [symbol("burn"), address(from), contract.sep11], i128(amount));
-    return contractEvent(contract.id, [symbol("transfer"), address(from), address(to), contract.sep11], amountData(amount, toMuxedId));
+    if (fromIssuer && !toIssuer) return contractEvent(contract.id, [symbol("mint"), this.address(to), contract.sep11], amountData(amount, toMuxedId));
+    if (toIssuer && !fromIssuer) return contractEvent(contract.id, [symbol("burn"), this.address(from), contract.sep11], i128(amount));
+    return contractEvent(contract.id, [symbol("transfer"), this.address(from), this.address(to), contract.sep11], amountData(amount, toMuxedId));
   }
 
   fee(feeSource: string, amount: bigint): xdr.ContractEvent {
-    return contractEvent(this.of(Asset.native()).id, [symbol("fee"), address({ account: feeSource })], i128(amount));
+    return contractEvent(this.of(Asset.native()).id, [symbol("fee"), this.address({ account: feeSource })], i128(amount));
+  }
+
+  private address(holder: Holder): xdr.ScVal {
+    // A claimable balance is paid once or twice: not worth keeping.
+    if ("claimableBalance" in holder) {
+      return xdr.ScVal.scvAddress(xdr.ScAddress.scAddressTypeClaimableBalance(xdr.ClaimableBalanceId.fromXDR(holder.claimableBalance, "hex")));
+    }
+    const strkey = "account" in holder ? holder.account : holder.contract;
+    let value = this.addresses.get(strkey);
+    if (!value) this.addresses.set(strkey, (value = xdr.ScVal.scvAddress(Address.fromString(strkey).toScAddress())));
+    return value;
   }
 }
 
-const symbol = (name: string) => xdr.ScVal.scvSymbol(name);
+const SYMBOLS = new Map(["transfer", "mint", "burn", "fee", "amount", "to_muxed_id"].map((name) => [name, xdr.ScVal.scvSymbol(name)]));
+const symbol = (name: string) => SYMBOLS.get(name)!;
 const i128 = (amount: bigint) => nativeToScVal(amount, { type: "i128" });
-
-function address(holder: Holder): xdr.ScVal {
-  if ("claimableBalance" in holder) {
-    return xdr.ScVal.scvAddress(xdr.ScAddress.scAddressTypeClaimableBalance(xdr.ClaimableBalanceId.fromXDR(holder.claimableBalance, "hex")));
-  }
-  return xdr.ScVal.scvAddress(Address.fromString("account" in holder ? holder.account : holder.contract).toScAddress());
-}
 
 /** The amount alone, or the map CAP-67 uses when the destination carries a muxed id or a memo. */
 function amountData(amount: bigint, toMuxedId: xdr.ScVal | undefined): xdr.ScVal {

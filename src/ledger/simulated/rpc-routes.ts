@@ -193,6 +193,17 @@ interface IndexedEvent {
 /** A ledger's events in id order: every fee event (before any transaction applies), then each operation's. */
 const eventsByLedger = new WeakMap<StoredLedger, IndexedEvent[]>();
 
+/**
+ * Base64 XDR of the ScVals events share (names, assets, accounts: asset-events.ts makes one of each),
+ * encoded once: each encoding allocates an 8 KB buffer, and a burst of 10,000 payments has 50,000 topics and values.
+ */
+const encodings = new WeakMap<xdr.ScVal, string>();
+function base64Of(value: xdr.ScVal): string {
+  let encoded = encodings.get(value);
+  if (encoded === undefined) encodings.set(value, (encoded = value.toXDR("base64")));
+  return encoded;
+}
+
 function ledgerEvents(ledger: StoredLedger): IndexedEvent[] {
   let events = eventsByLedger.get(ledger);
   if (events) return events;
@@ -202,7 +213,7 @@ function ledgerEvents(ledger: StoredLedger): IndexedEvent[] {
     return {
       cursor,
       contractId: StrKey.encodeContract(event.contractId() as unknown as Buffer),
-      topics: body.topics().map((topic) => topic.toXDR("base64")),
+      topics: body.topics().map(base64Of),
       value: body.data().toXDR("base64"),
       tx,
     };

@@ -39,6 +39,7 @@ const CheckoutInstructionsType = builder.objectRef<PaymentInstructions>("Checkou
 const CheckoutReceiptType = builder.objectRef<CheckoutReceipt>("CheckoutReceipt").implement({
   fields: (t) => ({
     txHash: t.exposeString("txHash", { nullable: true }),
+    payerAddress: t.exposeString("payerAddress", { nullable: true }),
     paidAsset: t.field({ type: AssetRef, nullable: true, resolve: (r) => r.paidAsset }),
     confirmedAt: t.expose("confirmedAt", { type: "DateTime", nullable: true }),
     explorerUrl: t.exposeString("explorerUrl", { nullable: true }),

@@ -1,6 +1,7 @@
 // The public checkout: what a payer may see of a payment, checkout session, invoice or payment link,
 // found by its id alone (the id in the URL is the capability). Built field by field from the rows so
-// nothing private (metadata, customer, payer, other payments) can slip in.
+// nothing private (metadata, customer, other payments) can slip in. The receipt names the payer's
+// address: the ledger shows it with the transaction the receipt already links to.
 import type { Deps } from "../../context.ts";
 import type { CheckoutSession, Payment, PaymentLink } from "../../generated/sqlite/client.ts";
 import { notFound } from "../../errors.ts";
@@ -24,6 +25,8 @@ export type CheckoutKind = (typeof CHECKOUT_KINDS)[number];
 
 export interface CheckoutReceipt {
   txHash: string | null;
+  /** who paid: an account (G...) or a contract account (C...); public on the ledger like the transaction */
+  payerAddress: string | null;
   paidAsset: Asset | null;
   confirmedAt: Date | null;
   /** a ledger explorer's page for the transaction */
@@ -150,6 +153,7 @@ async function paymentView(
       payment.status === "completed"
         ? {
             txHash: payment.txHash,
+            payerAddress: payment.payerAddress,
             paidAsset: payment.paidAssetCode ? { code: payment.paidAssetCode, issuer: payment.paidAssetIssuer } : null,
             confirmedAt: payment.confirmedAt,
             explorerUrl: payment.txHash ? explorerTxUrl(payment.networkPassphrase, payment.txHash) : null,
