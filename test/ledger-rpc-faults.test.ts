@@ -14,6 +14,12 @@ import { type Merchant, type TestApp, startTestApp } from "./support/test-app.ts
 
 const RPC_ENV = { LEDGER: "simulated", LEDGER_API: "rpc", SIM_LEDGER_CLOSE_MS: "100", STELLAR_RPC_POLL_MS: "100", STELLAR_RPC_TIMEOUT_MS: "500" };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const warningsIn = (log: CapturedLog, from: number) =>
+  log
+    .lines()
+    .slice(from)
+    .filter((line) => line.level === "warn");
+const completionsOf = (t: TestApp, id: string) => t.database.db.event.count({ where: { resourceId: id, type: "payment.completed" } });
 
 describe("an RPC node that fails for a while", () => {
   let t: TestApp;
@@ -42,12 +48,8 @@ describe("an RPC node that fails for a while", () => {
     expect(sent.codes).toBeUndefined();
     return sent.hash!;
   }
-  const warningsFrom = (from: number) =>
-    log
-      .lines()
-      .slice(from)
-      .filter((line) => line.level === "warn");
-  const completions = (id: string) => t.database.db.event.count({ where: { resourceId: id, type: "payment.completed" } });
+  const warningsFrom = (from: number) => warningsIn(log, from);
+  const completions = (id: string) => completionsOf(t, id);
 
   /**
    * With the stream running, `fault` starts; a payment paid meanwhile stays pending; once the fault
@@ -234,12 +236,8 @@ describe("an RPC node whose port refuses connections (its process stopped), then
     expect(result).toMatchObject({ status: "included", successful: true });
     return tx.hash().toString("hex");
   }
-  const warningsFrom = (from: number) =>
-    log
-      .lines()
-      .slice(from)
-      .filter((line) => line.level === "warn");
-  const completions = (id: string) => t.database.db.event.count({ where: { resourceId: id, type: "payment.completed" } });
+  const warningsFrom = (from: number) => warningsIn(log, from);
+  const completions = (id: string) => completionsOf(t, id);
 
   it("one warning, a summary a minute later, and once it listens again the payment made meanwhile completes once", { timeout: 90_000 }, async () => {
     const before = await payments.createPayment({ amount: "1" });
