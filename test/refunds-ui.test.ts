@@ -267,10 +267,18 @@ describe("the payer's claim page", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await accessibilityViolations(page)).toEqual([]);
 
-    // The exchange's account asks for a memo: said plainly, and nothing claimed.
-    await page.getByLabel("Stellar account").fill(exchange.publicKey());
+    // An address mistyped: said in words beside the field, and nothing claimed.
+    const account = page.getByLabel("Stellar account");
+    await account.fill("GABC");
+    await page.getByRole("button", { name: "Send my refund here" }).click();
+    await page.getByText("A Stellar account address: 56 characters starting with G").waitFor();
+    expect(await account.getAttribute("aria-invalid")).toBe("true");
+    // The exchange's account asks for a memo: said plainly beside the memo, and nothing claimed.
+    await account.fill(exchange.publicKey());
     await page.getByRole("button", { name: "Send my refund here" }).click();
     await page.getByText("This account asks for a memo on every payment it receives").waitFor();
+    expect(await account.getAttribute("aria-invalid")).toBeNull();
+    expect(await page.getByLabel("Memo (if your exchange or wallet gave you one)").getAttribute("aria-invalid")).toBe("true");
     expect((await readRefund(created.id)).status).toBe("pending_claim");
 
     await page.getByLabel("Memo (if your exchange or wallet gave you one)").fill("4242");

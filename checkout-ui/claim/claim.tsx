@@ -38,15 +38,30 @@ function useRefundClaim(id: string) {
   return { claim, setClaim, loadError };
 }
 
-/** The server's refusal of a destination, as a payer should read it. */
-function destinationProblem(error: unknown): string {
+/** A refusal of the destination, said beside the field it is about (or above the button). */
+interface DestinationProblem {
+  field: "address" | "memo" | null;
+  text: string;
+}
+
+/** The server's refusal of a destination, as a payer should read it, and where. */
+function destinationProblem(error: unknown): DestinationProblem {
   const message = error instanceof Error ? error.message : String(error);
   if (/address is not an account on the ledger/.test(message)) {
-    return "No Stellar account exists at this address on this network. Check the address: an account exists once it holds some XLM.";
+    return { field: "address", text: "No Stellar account exists at this address on this network. Check the address: an account exists once it holds some XLM." };
   }
-  if (/memo is required/.test(message)) return "This account asks for a memo on every payment it receives (exchanges do). Enter the memo your exchange gave you.";
-  if (error instanceof ApiError && error.code === "CONFLICT") return "Someone already said where this refund goes. The status below is current.";
-  return message;
+  if (/memo is required/.test(message)) {
+    return { field: "memo", text: "This account asks for a memo on every payment it receives (exchanges do). Enter the memo your exchange gave you." };
+  }
+  if (error instanceof ApiError && error.code === "CONFLICT") return { field: null, text: "Someone already said where this refund goes. The status below is current." };
+  // A refused field comes in people's words after its own name ("Destination address: a Stellar
+  // account address: 56 characters starting with G"): beside the field, the name goes.
+  const field = error instanceof ApiError ? error.field : null;
+  if (field) {
+    const words = message.slice(message.indexOf(": ") + 2);
+    return { field: field.endsWith("address") ? "address" : field.includes("memo") ? "memo" : null, text: words.charAt(0).toUpperCase() + words.slice(1) };
+  }
+  return { field: null, text: message };
 }
 
 const MEMO_TYPES: [string, string][] = [
@@ -59,7 +74,8 @@ function ClaimForm(props: { refund: RefundClaim; onClaimed: (claim: RefundClaim)
   const [address, setAddress] = useState("");
   const [memo, setMemo] = useState("");
   const [memoType, setMemoType] = useState("text");
-  const [problem, setProblem] = useState<string | null>(null);
+  const [problem, setProblem] = useState<DestinationProblem | null>(null);
+  const problemOf = (field: DestinationProblem["field"]) => (problem?.field === field ? problem.text : null);
   const [busy, setBusy] = useState(false);
   return (
     <form
@@ -94,11 +110,12 @@ function ClaimForm(props: { refund: RefundClaim; onClaimed: (claim: RefundClaim)
         spellcheck={false}
         placeholder="G…"
         value={address}
+        error={problemOf("address")}
         onInput={(e) => setAddress(e.currentTarget.value)}
       />
-      <Field label="Memo (if your exchange or wallet gave you one)" autocomplete="off" value={memo} onInput={(e) => setMemo(e.currentTarget.value)} />
+      <Field label="Memo (if your exchange or wallet gave you one)" autocomplete="off" value={memo} error={problemOf("memo")} onInput={(e) => setMemo(e.currentTarget.value)} />
       {memo.trim() && <Select label="Memo type" value={memoType} options={MEMO_TYPES} onChange={setMemoType} />}
-      <Notice>{problem}</Notice>
+      <Notice>{problemOf(null)}</Notice>
       <Button type="submit" variant="primary" disabled={busy}>
         Send my refund here
       </Button>

@@ -76,6 +76,8 @@ export class ApiError extends Error {
   constructor(
     message: string,
     readonly code: string | null,
+    /** the refused input field's path, e.g. "destination.address" (its words are the message) */
+    readonly field: string | null = null,
   ) {
     super(message);
   }
@@ -83,12 +85,12 @@ export class ApiError extends Error {
 
 interface GraphQLResult<T> {
   data?: T;
-  errors?: { message: string; extensions?: { code?: string } }[];
+  errors?: { message: string; extensions?: { code?: string; field?: string } }[];
 }
 
 function unwrap<T>(result: GraphQLResult<T>): T {
   const error = result.errors?.[0];
-  if (error) throw new ApiError(error.message, error.extensions?.code ?? null);
+  if (error) throw new ApiError(error.message, error.extensions?.code ?? null, error.extensions?.field ?? null);
   return result.data as T;
 }
 
