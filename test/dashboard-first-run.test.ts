@@ -97,7 +97,7 @@ describe("Home on a first run", () => {
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByLabel("Key name").fill("Checkout server");
     await page.getByRole("button", { name: "Create API key" }).click();
-    const key = (await page.getByRole("region", { name: "API key" }).locator("code").first().textContent())!;
+    const key = (await page.getByRole("region", { name: "API key", exact: true }).locator("code").first().textContent())!;
     expect(key).toMatch(/^pk_test_/);
     await toHome(2);
     await main.getByRole("link", { name: "Developers" }).click();
