@@ -58,7 +58,9 @@ function destinationProblem(error: unknown): DestinationProblem {
   // account address: 56 characters starting with G"): beside the field, the name goes.
   const field = error instanceof ApiError ? error.field : null;
   if (field) {
-    const words = message.slice(message.indexOf(": ") + 2);
+    // (a field refused in words of its own may have no name before them: then it is said whole)
+    const named = message.indexOf(": ");
+    const words = named > 0 ? message.slice(named + 2) : message;
     return { field: field.endsWith("address") ? "address" : field.includes("memo") ? "memo" : null, text: words.charAt(0).toUpperCase() + words.slice(1) };
   }
   return { field: null, text: message };
