@@ -10,6 +10,8 @@ export interface Measurement {
    * so it still compares the service with the bare server when the machine is busy.
    */
   cpuMsPerRequest: number | null;
+  /** the database server's CPU time per request (PostgreSQL's processes), null for an embedded database */
+  databaseCpuMsPerRequest: number | null;
   /** answers outside 2xx and socket errors: a scenario with any of these is broken, not slow */
   failures: number;
 }
@@ -40,14 +42,23 @@ function run(options: LoadOptions, seconds: number): Promise<autocannon.Result> 
   });
 }
 
-export async function measure(options: LoadOptions, server: { cpuMs(): number | null }): Promise<Measurement> {
+type CpuClock = () => number | null;
+
+const perRequest = (clock: CpuClock | undefined, before: number | null | undefined, requests: number) => {
+  const after = clock?.();
+  return before == null || after == null ? null : (after - before) / requests;
+};
+
+/** `databaseCpuMs`: the database server's CPU clock (PostgreSQL's processes), when it runs apart. */
+export async function measure(options: LoadOptions, server: { cpuMs(): number | null }, databaseCpuMs?: CpuClock): Promise<Measurement> {
   if (options.warmupSeconds > 0) await run(options, options.warmupSeconds);
-  const cpuBefore = server.cpuMs();
+  const serverCpuMs = () => server.cpuMs();
+  const [cpuBefore, databaseBefore] = [serverCpuMs(), databaseCpuMs?.()];
   const result = await run(options, options.seconds);
-  const cpuAfter = server.cpuMs();
   return {
     requestsPerSecond: result.requests.average,
-    cpuMsPerRequest: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / result.requests.total,
+    cpuMsPerRequest: perRequest(serverCpuMs, cpuBefore, result.requests.total),
+    databaseCpuMsPerRequest: perRequest(databaseCpuMs, databaseBefore, result.requests.total),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     failures:

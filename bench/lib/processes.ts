@@ -16,12 +16,19 @@ export interface ChildServer {
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** utime + stime of a Linux process: fields 14 and 15 of /proc/<pid>/stat, after the command name. */
-function ownCpuMs(pid: number): number {
+/** The fields of /proc/<pid>/stat after the command name (field 3 of the manual's numbering is [0]). */
+function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
+
+const ticksMs = (...ticks: string[]) => (ticks.reduce((sum, t) => sum + Number(t), 0) * 1000) / CLOCK_TICKS_PER_SECOND;
+
+/** utime + stime of a Linux process: fields 14 and 15 of /proc/<pid>/stat. */
+const ownCpuMs = (pid: number): number => ticksMs(...statFields(pid).slice(11, 13));
+
+/** utime + stime of the children a process has reaped: fields 16 and 17. */
+const reapedCpuMs = (pid: number): number => ticksMs(...statFields(pid).slice(13, 15));
 
 /** The live child processes of a Linux process. */
 export const childPids = (pid: number): number[] =>
@@ -33,6 +40,28 @@ export const childPids = (pid: number): number[] =>
 function processCpuMs(pid: number): number | null {
   try {
     return childPids(pid).reduce((sum, child) => sum + (processCpuMs(child) ?? 0), ownCpuMs(pid));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The CPU time of every PostgreSQL server process on this machine (the postmaster, its backends and
+ * helpers: a request's database work), in ms; null where /proc is missing. A backend that has ended
+ * counts through the postmaster, which reaps it (its children's time).
+ */
+export function postgresCpuMs(): number | null {
+  try {
+    let sum = 0;
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") sum += ownCpuMs(Number(entry)) + reapedCpuMs(Number(entry));
+      } catch {
+        // the process ended while the list was read
+      }
+    }
+    return sum;
   } catch {
     return null;
   }
