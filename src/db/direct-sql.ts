@@ -176,7 +176,7 @@ function sqliteDirectSql(path: string): DirectSql {
   };
   const rowsOf = ({ statement, toRow }: Prepared, params: unknown[]): Row[] => (statement.all(...params) as unknown[][]).map(toRow);
   const bind = (order: number[] | null, params: unknown[]) => (order ? order.map((i) => sqliteValue(params[i])) : params.map(sqliteValue));
-  const runSteps = writer.transaction((steps: BatchStep[]) =>
+  const runSteps = (steps: BatchStep[]) =>
     steps.reduce<StatementResult[]>((results, step) => {
       const s = typeof step === "function" ? step(results) : step;
       const entry = prepare(writer, s.text);
@@ -187,20 +187,37 @@ function sqliteDirectSql(path: string): DirectSql {
       if (s.expect && changes !== s.expect.changes) throw s.expect.error();
       results.push({ changes, rows });
       return results;
-    }, []),
-  );
+    }, []);
   // Group commit: the batches asked for in one turn of the event loop share one transaction, so one
-  // durable commit (an fsync, ~0.5 ms here, which blocks the thread) serves them all. Each batch runs
-  // in a savepoint of its own (runSteps nested), so one failing batch rolls back alone.
-  const runGroup = writer.transaction((group: PendingBatch[]) => {
+  // durable commit (an fsync, which blocks the thread) serves them all. They run first side by side
+  // (a batch's error rolls back the whole group); only when one fails do they run again, each in a
+  // savepoint of its own, so that one rolls back alone. A savepoint costs each batch a copy of every
+  // page it changes (SQLite's statement journal): a create's search terms touch a page each.
+  const runTogether = writer.transaction((group: PendingBatch[]) => {
+    for (const pending of group) pending.outcome = { results: runSteps(pending.steps) };
+  });
+  const inSavepoint = writer.transaction(runSteps);
+  const runEachInSavepoint = writer.transaction((group: PendingBatch[]) => {
     for (const pending of group) {
       try {
-        pending.outcome = { results: runSteps(pending.steps) };
+        pending.outcome = { results: inSavepoint(pending.steps) };
       } catch (error) {
         pending.outcome = { error };
       }
     }
   });
+  const isBusy = (error: unknown) => (error as { code?: string }).code === "SQLITE_BUSY";
+  /** Runs the group, each batch's outcome on it; throws only when the database was busy. */
+  const runGroup = (group: PendingBatch[]) => {
+    try {
+      // IMMEDIATE takes the write lock up front, so a busy database fails before anything ran.
+      runTogether.immediate(group);
+    } catch (error) {
+      if (isBusy(error)) throw error;
+      if (group.length === 1) group[0]!.outcome = { error };
+      else runEachInSavepoint.immediate(group);
+    }
+  };
   let queue: PendingBatch[] = [];
   let flushScheduled = false;
   /** when the writes waiting now first found the database busy */
@@ -217,10 +234,9 @@ function sqliteDirectSql(path: string): DirectSql {
     queue = [];
     if (group.length === 0) return;
     try {
-      // IMMEDIATE takes the write lock up front, so a busy database fails before anything ran.
-      runGroup.immediate(group);
+      runGroup(group);
     } catch (error) {
-      const busy = (error as { code?: string }).code === "SQLITE_BUSY";
+      const busy = isBusy(error);
       const now = Date.now();
       const waiting = busy ? group.filter((p) => now - p.since <= SQLITE_BUSY_GIVE_UP_MS) : [];
       for (const pending of group) if (!waiting.includes(pending)) pending.reject(error);
