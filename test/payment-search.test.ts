@@ -84,6 +84,17 @@ describe("payments(search:)", () => {
     expect(await found("offee")).toEqual([]);
   });
 
+  it("finds a word by its start from three characters; one or two characters find whole words only", async () => {
+    expect(await found("gre")).toEqual([tea.id]);
+    // "gr" starts "green" and "grinder", but is no whole word of any payment
+    expect(await found("gr")).toEqual([]);
+    // the amounts 3 and 2 are whole words; "10" only starts the tea's "100"
+    expect(await found("3")).toEqual([tea.id]);
+    expect(await found("2")).toEqual([hashed.id]);
+    expect(await found("10")).toEqual([]);
+    expect(await found("100")).toEqual([tea.id]);
+  });
+
   it("finds the start of the id with or without pay_, and the whole id", async () => {
     for (const text of [coffee.id, coffee.id.slice(0, 14), coffee.id.slice(4, 14), coffee.id.toLowerCase().slice(0, 20)]) {
       expect(await found(text), text).toContain(coffee.id);

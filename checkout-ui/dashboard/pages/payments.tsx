@@ -115,7 +115,7 @@ export function Payments() {
         <SearchField
           value={search}
           placeholder="Description, customer, amount, id…"
-          hint="Finds the start of an id, a description word, a metadata value or a transaction hash, an amount (12.5), or a customer's name or email. Several words: all must match."
+          hint="Finds the start of an id, a description word, a metadata value or a transaction hash (3 characters or more; shorter words match whole words), an amount (12.5), or a customer's name or email. Several words: all must match."
           onSearch={(text, how) => setFilter("search", text, how)}
         />
       </ListFilters>

@@ -1,19 +1,22 @@
-// The payments search as a merchant types it (#27 item 8): the start of a payment's id (with or
-// without `pay_`), of a word of its description or of a metadata value, of its transaction hash, its
-// amount ("12.5" finds 12.5000000), or a part of its customer's name or email; several words must all
-// match. Newest first, with the list's other filters and paging.
+// The payments search as a merchant types it (#27 item 8): the start (three characters or more) of a
+// payment's id (with or without `pay_`), of a word of its description or of a metadata value, of its
+// transaction hash, its amount ("12.5" finds 12.5000000), or a part of its customer's name or email; a
+// word of one or two characters finds that whole word; several words must all match. Newest first,
+// with the list's other filters and paging.
 //
-// Why a table of terms (PaymentSearchTerm) rather than pg_trgm / FTS5: a list is read newest first a
-// page at a time, and a word such as "order" may be in every one of a million payments. Each term's
-// rows are in the key (organization, environment, term, createdAt, paymentId), so a search seeks one
-// term and reads its newest rows in order, stopping after a page whichever the number of payments
-// holding it; a trigram index answers "which rows", all of them, that then must be sorted. Both
-// databases get the same table and the same plan. The cost is paid at creation: every prefix, up to
-// SEARCH_PREFIX characters, of each word is a row written in the payment's own insert (bench/README.md
-// measures both). A longer word is sought by its first SEARCH_PREFIX characters and checked on the
-// payment's row. The customer's name and email are matched on the customers (their current name,
-// whatever it was when the payment was made), then the payments of those customers on their index.
-// Payments made before this table existed get their terms from payment-search-backfill.ts.
+// Why a table of terms (PaymentSearchTerm) rather than pg_trgm / FTS5: a list is read newest first
+// a page at a time, and a word such as "order" may be in every one of a million payments. Each
+// term's rows are in the key (organization, environment, term, createdAt, paymentId), so a search
+// seeks one term and reads its newest rows in order, stopping after a page whichever the number of
+// payments holding it; a trigram index answers "which rows", all of them, that then must be sorted.
+// Both databases get the same table and the same plan. The cost is paid at creation: every prefix
+// of SHORTEST_PREFIX to SEARCH_PREFIX characters of each word is a row written in the payment's own
+// insert (bench/README.md measures both). Payments made before SHORTEST_PREFIX keep their one- and
+// two-character prefixes: a short word also finds them by a word's start. A longer word is sought
+// by its first SEARCH_PREFIX characters and checked on the payment's row. The customer's name and
+// email are matched on the customers (their current name, whatever it was when the payment was
+// made), then the payments of those customers on their index. Payments made before this table
+// existed get their terms from payment-search-backfill.ts.
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import type { Payment } from "../../generated/sqlite/client.ts";
 import { type Db, typedSql } from "../../db/client.ts";
@@ -28,6 +31,8 @@ import { customersHolding } from "../customers/customers.store.ts";
 
 /** Terms are the prefixes of a word up to this many characters; a longer word is checked on the row. */
 export const SEARCH_PREFIX = 8;
+/** The shortest prefix that is a term (see prefixesOf). */
+const SHORTEST_PREFIX = 3;
 /** The longest search accepted (a transaction hash is 64, an email at most 320 but a part is enough). */
 export const MAX_SEARCH_LENGTH = 200;
 /** The most words a search may have (each is one more condition on every row read). */
@@ -50,7 +55,16 @@ const amountTerm = (stroops: bigint) => formatStroops(stroops).replace(/\.?0+$/,
 /** The term of exactly this amount ("=" is in no word). */
 const exactAmountTerm = (stroops: bigint) => `=${amountTerm(stroops)}`;
 
-const prefixesOf = (word: string) => Array.from({ length: Math.min(word.length, SEARCH_PREFIX) }, (_, i) => word.slice(0, i + 1));
+/**
+ * A word's terms: its starts of SHORTEST_PREFIX to SEARCH_PREFIX characters, or the whole of a shorter
+ * word. A start of one or two characters would find nearly every payment (and was a third of each
+ * create's rows: bench/README.md), so, as Stripe's search asks three characters of a part of a word,
+ * a search word of one or two characters finds only that whole word ("5", "12", "uk").
+ */
+const prefixesOf = (word: string) =>
+  word.length < SHORTEST_PREFIX
+    ? [word]
+    : Array.from({ length: Math.min(word.length, SEARCH_PREFIX) - SHORTEST_PREFIX + 1 }, (_, i) => word.slice(0, SHORTEST_PREFIX + i));
 
 const metadataValues = (metadata: string | null): string[] => {
   if (!metadata) return [];

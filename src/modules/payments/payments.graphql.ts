@@ -76,7 +76,7 @@ builder.queryFields((t) => ({
       createdTo: t.arg({ type: "DateTime", description: "created before" }),
       search: t.arg.string({
         description:
-          "what a merchant types: the start of the id (with or without pay_), of a word of the description or of a metadata value, of the transaction hash; an amount in the payment's asset (12.5); a part of the customer's name or email. Several words: all must match. At most 200 characters and 8 words",
+          "what a merchant types: the start (3 characters or more; a shorter word matches whole words) of the id (with or without pay_), of a word of the description or of a metadata value, of the transaction hash; an amount in the payment's asset (12.5); a part of the customer's name or email. Several words: all must match. At most 200 characters and 8 words",
       }),
     },
     resolve: (_root, args, ctx, info) =>
