@@ -53,7 +53,7 @@ it("reads an API key exactly as Prisma does, and no revoked one", async () => {
   expect(await unrevokedApiKeyByHash(t.database.db, "0".repeat(64))).toBeNull();
 });
 
-it("reads organization settings as Prisma does: wallet, assets oldest first, rates, enabled endpoints' subscriptions", async () => {
+it("reads organization settings as Prisma does: wallet, assets oldest first, rates", async () => {
   const { enableAsset, setExchangeRate } = await import("../src/modules/organizations/organizations.service.ts");
   const scope = { organizationId: merchant.organizationId, environment: "sandbox" as const };
   const issuer = merchant.wallet.publicKey();
@@ -62,24 +62,6 @@ it("reads organization settings as Prisma does: wallet, assets oldest first, rat
   await enableAsset(at(1), { ...scope, code: "USDC", issuer });
   await enableAsset(at(2), { ...scope, code: "EURC", issuer });
   await setExchangeRate(t.deps, { ...scope, currency: "USD", assetCode: "XLM", price: "0.25" });
-  const endpoint = (enabledEvents: string[], extra: { enabled?: boolean; deletedAt?: Date; environment?: string } = {}) =>
-    t.database.db.webhookEndpoint.create({
-      data: {
-        id: `we_${enabledEvents.join("_")}${extra.enabled === false ? "_off" : ""}${extra.deletedAt ? "_gone" : ""}${extra.environment ?? ""}`,
-        ...scope,
-        url: "https://example.test/hook",
-        enabledEvents: JSON.stringify(enabledEvents),
-        secret: "whsec_test",
-        createdAt: new Date(),
-        updatedAt: new Date(),
-        ...extra,
-      },
-    });
-  await endpoint(["*"]);
-  await endpoint(["payment.created", "invoice.paid"]);
-  await endpoint(["*"], { enabled: false });
-  await endpoint(["*"], { deletedAt: new Date() });
-  await endpoint(["*"], { environment: "production" });
   const rows = await organizationSettings(t.database.db, scope);
   const viaPrisma = await t.database.db.organization.findUnique({
     where: { id: scope.organizationId },
@@ -94,11 +76,8 @@ it("reads organization settings as Prisma does: wallet, assets oldest first, rat
   expect(rows.assets).toEqual(viaPrisma!.assets.map((a) => ({ code: a.code, issuer: a.issuer })));
   expect(rows.assets.map((a) => a.code)).toEqual(["USDC", "EURC"]);
   expect(rows.rates).toEqual([{ currency: "USD", assetCode: "XLM", assetIssuer: "", price: "0.25" }]);
-  const enabled = await t.database.db.webhookEndpoint.findMany({ where: { ...scope, enabled: true, deletedAt: null } });
-  expect(rows.webhookEvents.sort()).toEqual(enabled.map((e) => e.enabledEvents).sort());
-  expect(rows.webhookEvents.sort()).toEqual(['["*"]', '["payment.created","invoice.paid"]']);
   const none = await organizationSettings(t.database.db, { organizationId: "org_missing", environment: "sandbox" });
-  expect(none).toEqual({ organization: null, settings: null, assets: [], rates: [], webhookEvents: [] });
+  expect(none).toEqual({ organization: null, settings: null, assets: [], rates: [] });
 });
 
 it("stores a payment, its event, a session and an invoice exactly as Prisma reads them back", async () => {

@@ -509,3 +509,49 @@ describe("GET /payments (list)", () => {
     expect((await list("?customer_id=cus_nobody0000000000000")).payments).toEqual([]);
   });
 });
+
+// Creates go on settings read at most RECENT_SETTINGS_MS ago (organizations.store.ts). A change written
+// straight to the table stands for one made by another process or host, which this one hears of only
+// by reading again.
+describe("the settings a create goes on", () => {
+  const walletOf = async (key: string) => {
+    const res = await t.api("POST", "/payments", { key, body: { amount: "1" } });
+    expect(res.status, res.raw).toBe(201);
+    return (res.body as { payment_instructions: { destination: string } }).payment_instructions.destination;
+  };
+  const setWalletElsewhere = (organizationId: string, address: string) =>
+    t.database.db.environmentSettings.update({ where: { organizationId_environment: { organizationId, environment: "sandbox" } }, data: { settlementAddress: address } });
+
+  it("sees this process's own change at once, another's within RECENT_SETTINGS_MS", async () => {
+    const { RECENT_SETTINGS_MS } = await import("../src/modules/organizations/organizations.store.ts");
+    const { setSettlementWallet } = await import("../src/modules/organizations/organizations.service.ts");
+    const owner = await t.createMerchant();
+    expect(await walletOf(owner.sandboxKey)).toBe(owner.wallet.publicKey());
+    const mine = Keypair.random().publicKey();
+    await setSettlementWallet(t.deps, { organizationId: owner.organizationId, environment: "sandbox", address: mine });
+    expect(await walletOf(owner.sandboxKey)).toBe(mine);
+
+    const theirs = Keypair.random().publicKey();
+    await setWalletElsewhere(owner.organizationId, theirs);
+    await new Promise((resolve) => setTimeout(resolve, RECENT_SETTINGS_MS + 50));
+    expect(await walletOf(owner.sandboxKey)).toBe(theirs);
+  });
+
+  it("refuses only on settings read for it: a wallet or asset set elsewhere a moment ago is taken at once", async () => {
+    const owner = await t.createMerchant({ wallet: false });
+    const refused = await t.api("POST", "/payments", { key: owner.sandboxKey, body: { amount: "1" } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: "Settlement wallet is not configured" });
+    const wallet = Keypair.random().publicKey();
+    await t.database.db.environmentSettings.create({
+      data: { organizationId: owner.organizationId, environment: "sandbox", settlementAddress: wallet, invoiceSequence: 0, updatedAt: new Date() },
+    });
+    expect(await walletOf(owner.sandboxKey)).toBe(wallet);
+
+    // an asset enabled elsewhere after the settings were read
+    await t.database.db.enabledAsset.create({ data: { organizationId: owner.organizationId, environment: "sandbox", code: "USDC", issuer: USDC_ISSUER, createdAt: new Date() } });
+    const usdc = await t.api("POST", "/payments", { key: owner.sandboxKey, body: { amount: "1", settlement_asset: USDC } });
+    expect(usdc.status, usdc.raw).toBe(201);
+  });
+
+});

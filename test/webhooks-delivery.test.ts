@@ -403,6 +403,11 @@ describe("events no endpoint takes", () => {
     await t.api("POST", `/webhook-endpoints/${disabled.id}`, { key: owner.sandboxKey, body: { enabled: false } });
     const deleted = await createEndpoint("/untaken-deleted", ["payment.created"], owner.sandboxKey);
     await t.api("DELETE", `/webhook-endpoints/${deleted.id}`, { key: owner.sandboxKey });
+    // ... and one that takes every kind, in the other environment (written as it is: production takes https only)
+    const now = new Date();
+    await t.database.db.webhookEndpoint.create({
+      data: { id: "we_untaken_production", organizationId: owner.organizationId, environment: "production", url: "https://example.test/hook", enabledEvents: '["*"]', secret: "whsec_test", createdAt: now, updatedAt: now },
+    });
     const untaken = await createPayment(owner.sandboxKey);
     expect(await fannedOutAt(untaken.id)).not.toBeNull();
 
@@ -413,6 +418,11 @@ describe("events no endpoint takes", () => {
     expect(receiver.at("/untaken-taker").map((r) => JSON.parse(r.rawBody).data.id)).toEqual([taken.id]);
     for (const path of ["/untaken-other-kinds", "/untaken-disabled", "/untaken-deleted"]) expect(receiver.at(path), path).toEqual([]);
     expect(await fannedOutAt(taken.id)).not.toBeNull();
+
+    // An endpoint that takes every kind takes payment.created.
+    const everyKind = await t.createMerchant();
+    await createEndpoint("/every-kind", ["*"], everyKind.sandboxKey);
+    expect(await fannedOutAt((await createPayment(everyKind.sandboxKey)).id)).toBeNull();
   });
 });
 

@@ -3,13 +3,14 @@
 // (webhooks/dispatcher.ts). All typed and prepared (db/typed-sql.ts): the feed and the worker read
 // after every write, and the inserts are part of the hot writes. The insert inside a Prisma
 // transaction (recordEvent's callers hold one) is the one Prisma write left.
-import type { ExpressionBuilder } from "kysely";
+import { type ExpressionBuilder, sql } from "kysely";
 import type { Event } from "../../generated/sqlite/client.ts";
 import { type Scope as CallerScope, inScope } from "../../context.ts";
 import { type Db, type Tx, typedSql } from "../../db/client.ts";
 import { type InScope, type Page, type PageRequest, listOf } from "../../db/list-page.ts";
 import type { Row, Statement } from "../../db/direct-sql.ts";
 import { type DB, type TypedSql, dialectOf, everyColumn, inListParam, insertJsonRows, preparedQuery } from "../../db/typed-sql.ts";
+import { liveEndpoint } from "../webhook-endpoints/webhook-endpoints.store.ts";
 
 /** An event as written: every column but `seq`, which the database hands out. */
 export type EventRow = Omit<Event, "seq">;
@@ -25,6 +26,53 @@ const insert = preparedQuery((q, p: EventRow) => {
 
 /** The insert of an event, as one statement of a caller's batch (in the transaction of its change). */
 export const insertEventStatement = (db: Db, row: EventRow): Statement => insert.statement(typedSql(db), row);
+
+/**
+ * The insert of an event that no live webhook endpoint of its environment takes, as it stands when
+ * the statement runs, written as fanned out already (`fannedOutAt` = `createdAt`): the webhook worker
+ * then has nothing to do for it. Asked in the insert itself, not read before it: creates do not wait
+ * for a read (group commit), and an endpoint made a moment before gets the event. The endpoint's
+ * events are a JSON list of types or "*" (webhook-endpoints.service.ts subscribedEvents).
+ */
+const insertUnlessUntaken = preparedQuery((q, p: EventRow & { typeInList: string }) => {
+  const postgres = dialectOf(q) === "postgresql";
+  const createdAt = postgres ? sql<Date>`cast(${p.createdAt} as timestamp(3))` : sql<Date>`${p.createdAt}`;
+  return q
+    .insertInto("Event")
+    .columns(["id", "organizationId", "environment", "type", "resourceId", "data", "createdAt", "fannedOutAt"])
+    .expression(
+      q.selectNoFrom((eb) => [
+        sql<string>`${p.id}`.as("id"),
+        sql<string>`${p.organizationId}`.as("organizationId"),
+        sql<string>`${p.environment}`.as("environment"),
+        sql<string>`${p.type}`.as("type"),
+        sql<string>`${p.resourceId}`.as("resourceId"),
+        sql<string>`${p.data}`.as("data"),
+        createdAt.as("createdAt"),
+        eb
+          .case()
+          .when(
+            eb.exists(
+              eb
+                .selectFrom("WebhookEndpoint")
+                .select(sql.lit(1).as("one"))
+                .where("WebhookEndpoint.organizationId", "=", p.organizationId)
+                .where("WebhookEndpoint.environment", "=", p.environment)
+                .where(liveEndpoint)
+                .where((eb) => eb.or([eb("WebhookEndpoint.enabledEvents", "like", '%"*"%'), eb("WebhookEndpoint.enabledEvents", "like", p.typeInList)])),
+            ),
+          )
+          .then(sql<Date | null>`null`)
+          .else(createdAt)
+          .end()
+          .as("fannedOutAt"),
+      ]) as never,
+    );
+});
+
+/** insertUnlessUntaken's statement for `row` (its fannedOutAt is the statement's to decide). */
+export const insertEventUnlessUntakenStatement = (db: Db, row: EventRow): Statement =>
+  insertUnlessUntaken.statement(typedSql(db), { ...row, typeInList: `%${JSON.stringify(row.type)}%` });
 
 /** Columns of a multi-row insert, with their PostgreSQL types (SQLite takes the JSON values as they are). */
 const EVENT_COLUMNS = {

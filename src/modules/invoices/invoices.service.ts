@@ -6,7 +6,7 @@ import { badRequest, conflict, notFound } from "../../errors.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
 import { directSql } from "../../db/client.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
-import { insertEventStatement } from "../events/events.store.ts";
+import { insertEventUnlessUntakenStatement } from "../events/events.store.ts";
 import { loadSettings } from "../organizations/organizations.service.ts";
 import { merchantName } from "../organizations/organizations.store.ts";
 import { findCustomerInScope } from "../customers/customers.service.ts";
@@ -102,17 +102,12 @@ export async function finalizeInvoice(ctx: ServiceContext, id: string): Promise<
       payment,
       checkoutSession,
     };
-    const event = eventRow(
-      ctx,
-      opened,
-      { type: "invoice.finalized", resourceId: id, data: invoiceJson(opened, ctx.config.publicUrl) },
-      draft.webhookSubscriptions,
-    );
+    const event = eventRow(ctx, opened, { type: "invoice.finalized", resourceId: id, data: invoiceJson(opened, ctx.config.publicUrl) });
     await directSql(ctx.db).batch([
       ...statements,
       // A concurrent finalize or void wins: this one's session and payment roll back with it.
       finalizeInvoiceStatement(ctx.db, { id, checkoutSessionId: session.id, paymentId: payment.id, now }, notDraft),
-      insertEventStatement(ctx.db, event),
+      insertEventUnlessUntakenStatement(ctx.db, event),
     ]);
     return opened;
   });

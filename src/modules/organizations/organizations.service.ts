@@ -11,13 +11,14 @@ import { actorOf, auditStatement, auditStatementIn, operatorActor } from "../aud
 import { ownerNoticeStatements } from "../audit/security-notice.ts";
 import { type LoginThrottle, reauthenticate } from "../users/reauthentication.ts";
 import { keyRefusal } from "../users/roles.ts";
-import { subscribedEvents } from "../webhook-endpoints/webhook-endpoints.service.ts";
 import {
   allOrganizations,
   findOrganization,
   insertOrganization,
   merchantDisplayName,
+  type OrganizationSettingsRows,
   organizationSettings,
+  recentOrganizationSettings,
   saveDisplayName,
   saveEnabledAsset,
   saveExchangeRate,
@@ -230,12 +231,22 @@ export interface EnvironmentSettingsView {
   /** XLM first, then the enabled credit assets */
   enabledAssets: Asset[];
   rates: { currency: string; asset: Asset; price: string }[];
-  /** the event kinds each enabled webhook endpoint is subscribed to */
-  webhookSubscriptions: string[][];
 }
 
 export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationId" | "environment">): Promise<EnvironmentSettingsView> {
-  const { organization, settings, assets, rates, webhookEvents } = await organizationSettings(deps.db, scope);
+  return settingsView(await organizationSettings(deps.db, scope));
+}
+
+/**
+ * The settings as read at most RECENT_SETTINGS_MS ago, what creates go on (`fresh`: read now, and
+ * kept for the next), and whether they were read for this call.
+ */
+export async function loadRecentSettings(deps: Deps, scope: Pick<Scope, "organizationId" | "environment">, fresh = false) {
+  const { rows, readNow } = recentOrganizationSettings(deps.db, scope, fresh);
+  return { settings: settingsView(await rows), readNow };
+}
+
+function settingsView({ organization, settings, assets, rates }: OrganizationSettingsRows): EnvironmentSettingsView {
   return {
     settlementAddress: settings?.settlementAddress ?? null,
     displayName: merchantDisplayName(organization, settings),
@@ -246,7 +257,6 @@ export async function loadSettings(deps: Deps, scope: Pick<Scope, "organizationI
       asset: { code: r.assetCode, issuer: r.assetIssuer || null },
       price: r.price,
     })),
-    webhookSubscriptions: webhookEvents.map((enabledEvents) => subscribedEvents({ enabledEvents })),
   };
 }
 

@@ -7,7 +7,6 @@ import type { Dialect } from "../../config.ts";
 import { type Db, typedSql } from "../../db/client.ts";
 import type { Statement, StatementResult } from "../../db/direct-sql.ts";
 import { type DB, dialectOf, everyColumn, preparedQuery } from "../../db/typed-sql.ts";
-import { liveEndpoint } from "../webhook-endpoints/webhook-endpoints.store.ts";
 
 export type SettingsKey = {
   organizationId: string;
@@ -63,13 +62,14 @@ export async function saveSettlementAddress(db: Db, key: SettingsKey, address: s
         .onConflict((oc) => oc.columns(["organizationId", "environment"]).doUpdateSet({ settlementAddress: address, updatedAt: now })),
     ),
     ...alongside,
-  ]);
+  ]).finally(() => forgetRecentSettings(db, key.organizationId));
 }
 
 /** Renames the organization; false when there is none. */
 export async function saveOrganizationName(db: Db, id: string, name: string): Promise<boolean> {
   const typed = typedSql(db);
-  const [result] = await typed.direct.batch([typed.statement(typed.q.updateTable("Organization").set({ name }).where("id", "=", id))]);
+  const rename = typed.statement(typed.q.updateTable("Organization").set({ name }).where("id", "=", id));
+  const [result] = await typed.direct.batch([rename]).finally(() => forgetRecentSettings(db, id));
   return result!.changes > 0;
 }
 
@@ -83,7 +83,7 @@ export async function saveDisplayName(db: Db, key: SettingsKey, displayName: str
         .values({ ...key, settlementAddress: null, invoiceSequence: 0, displayName, updatedAt: now })
         .onConflict((oc) => oc.columns(["organizationId", "environment"]).doUpdateSet({ displayName, updatedAt: now })),
     ),
-  ]);
+  ]).finally(() => forgetRecentSettings(db, key.organizationId));
 }
 
 /** Enables a credit asset (enabling it again changes nothing). */
@@ -96,7 +96,7 @@ export async function saveEnabledAsset(db: Db, row: EnabledAsset): Promise<void>
         .values(row)
         .onConflict((oc) => oc.columns(["organizationId", "environment", "code", "issuer"]).doNothing()),
     ),
-  ]);
+  ]).finally(() => forgetRecentSettings(db, row.organizationId));
 }
 
 /** Disables a credit asset with its rates, in one transaction; false when it was not enabled. */
@@ -109,7 +109,7 @@ export async function removeEnabledAsset(db: Db, key: SettingsKey, asset: { code
     typed.statement(
       typed.q.deleteFrom("ExchangeRate").where(ofEnvironment(key)).where("assetCode", "=", asset.code).where("assetIssuer", "=", asset.issuer),
     ),
-  ]);
+  ]).finally(() => forgetRecentSettings(db, key.organizationId));
   return removed!.changes > 0;
 }
 
@@ -125,7 +125,7 @@ export async function saveExchangeRate(db: Db, row: Omit<ExchangeRate, "updatedA
           oc.columns(["organizationId", "environment", "currency", "assetCode", "assetIssuer"]).doUpdateSet({ price: row.price, updatedAt: now }),
         ),
     ),
-  ]);
+  ]).finally(() => forgetRecentSettings(db, row.organizationId));
 }
 
 const takeInvoiceSequence = preparedQuery((q, p: SettingsKey) =>
@@ -157,8 +157,6 @@ export interface OrganizationSettingsRows {
   /** oldest first */
   assets: Pick<EnabledAsset, "code" | "issuer">[];
   rates: Pick<ExchangeRate, "currency" | "assetCode" | "assetIssuer" | "price">[];
-  /** the enabledEvents (JSON text) of each enabled webhook endpoint */
-  webhookEvents: string[];
 }
 
 const JSON_FUNCTIONS: Record<Dialect, { object: string; array: string }> = {
@@ -167,8 +165,8 @@ const JSON_FUNCTIONS: Record<Dialect, { object: string; array: string }> = {
 };
 
 /**
- * The organization's name with its environment's settings, enabled assets (oldest first), rates and
- * webhook endpoints' subscriptions, each as JSON: one statement, so one round trip on PostgreSQL.
+ * The organization's name with its environment's settings, enabled assets (oldest first) and rates,
+ * each as JSON: one statement, so one round trip on PostgreSQL.
  */
 const settingsRead = preparedQuery((q, p: SettingsKey) => {
   const { object, array } = JSON_FUNCTIONS[dialectOf(q)];
@@ -201,13 +199,6 @@ const settingsRead = preparedQuery((q, p: SettingsKey) => {
         .where(ofEnvironment(key))
         .select((eb) => eb.fn.agg(array, [jsonOf(eb, ["currency", "assetCode", "assetIssuer", "price"])]).as("rates"))
         .as("rates"),
-      // The endpoints' own rule of which are live: webhook-endpoints keeps it.
-      eb
-        .selectFrom("WebhookEndpoint")
-        .where(ofEnvironment(key))
-        .where(liveEndpoint)
-        .select((eb) => eb.fn.agg(array, ["WebhookEndpoint.enabledEvents"]).as("webhookEvents"))
-        .as("webhookEvents"),
     ])
     .where("Organization.id", "=", p.organizationId);
 });
@@ -215,7 +206,7 @@ const settingsRead = preparedQuery((q, p: SettingsKey) => {
 /** What every create checks (see settingsRead). */
 export async function organizationSettings(db: Db, key: SettingsKey): Promise<OrganizationSettingsRows> {
   const row = await settingsRead.first(typedSql(db), key);
-  if (!row) return { organization: null, settings: null, assets: [], rates: [], webhookEvents: [] };
+  if (!row) return { organization: null, settings: null, assets: [], rates: [] };
   // SQLite returns JSON as text, pg parses it.
   const json = <T>(value: unknown) => (typeof value === "string" ? JSON.parse(value) : value) as T;
   return {
@@ -223,9 +214,58 @@ export async function organizationSettings(db: Db, key: SettingsKey): Promise<Or
     settings: json<OrganizationSettingsRows["settings"]>(row.settings),
     assets: json<OrganizationSettingsRows["assets"] | null>(row.assets) ?? [],
     rates: json<OrganizationSettingsRows["rates"] | null>(row.rates) ?? [],
-    webhookEvents: json<string[] | null>(row.webhookEvents) ?? [],
   };
 }
+
+/**
+ * How long a create may go on the settings read before it: a change made by another process or host
+ * reaches its creates within this time (this process's own changes at once: every write here
+ * forgets them). On PostgreSQL the settings read was more than half of a create's database work and
+ * its one round trip before the group commit (bench/README.md). A create refuses only on settings
+ * read for it (payments.service.ts preparePayment), so a wallet or asset added a moment ago on
+ * another process is never refused; what may be used for up to this long is a wallet, asset or
+ * rate replaced a moment ago, as an API key revoked takes KEY_CACHE_MS to be refused.
+ */
+export const RECENT_SETTINGS_MS = 1000;
+const MAX_RECENT_ORGANIZATIONS = 10_000;
+
+interface RecentRead {
+  rows: Promise<OrganizationSettingsRows>;
+  until: number;
+}
+
+/** Per database client, per organization, per environment: one read in flight or done, shared. */
+const recentReads = new WeakMap<object, Map<string, Map<string, RecentRead>>>();
+
+const recentOf = (db: Db) => {
+  let byOrganization = recentReads.get(db);
+  if (!byOrganization) recentReads.set(db, (byOrganization = new Map()));
+  return byOrganization;
+};
+
+/**
+ * The settings as read at most RECENT_SETTINGS_MS ago (`fresh`: read now), and whether this call
+ * read them: the creates of a burst share one read (one in flight is shared too).
+ */
+export function recentOrganizationSettings(db: Db, key: SettingsKey, fresh = false): { rows: Promise<OrganizationSettingsRows>; readNow: boolean } {
+  const byOrganization = recentOf(db);
+  const now = performance.now();
+  const recent = byOrganization.get(key.organizationId)?.get(key.environment);
+  if (recent && recent.until > now && !fresh) return { rows: recent.rows, readNow: false };
+  if (byOrganization.size >= MAX_RECENT_ORGANIZATIONS) byOrganization.clear();
+  let environments = byOrganization.get(key.organizationId);
+  if (!environments) byOrganization.set(key.organizationId, (environments = new Map()));
+  // Timed from before the read: the rows may be as old as its query.
+  const read: RecentRead = { rows: organizationSettings(db, key), until: now + RECENT_SETTINGS_MS };
+  environments.set(key.environment, read);
+  read.rows.catch(() => {
+    if (environments.get(key.environment) === read) environments.delete(key.environment);
+  });
+  return { rows: read.rows, readNow: true };
+}
+
+/** After this process changed an organization's settings: its next create reads them again. */
+const forgetRecentSettings = (db: Db, organizationId: string) => recentOf(db).delete(organizationId);
 
 const merchantRead = preparedQuery((q, p: SettingsKey) =>
   q

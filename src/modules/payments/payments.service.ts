@@ -5,14 +5,14 @@ import type { Payment } from "../../generated/sqlite/client.ts";
 import { type ServiceContext, inScope, isInScope } from "../../context.ts";
 import { type Tx, directSql } from "../../db/client.ts";
 import type { Statement } from "../../db/direct-sql.ts";
-import { badRequest, notFound } from "../../errors.ts";
+import { DomainError, badRequest, notFound } from "../../errors.ts";
 import { type Asset, XLM, assetKey, sameAsset, serializeAssetList } from "../../shared/assets.ts";
 import { MAX_AMOUNT, MAX_STROOPS, convertToStroops, normalizeDecimal, valueAtPrice } from "../../shared/money.ts";
 import { networkPassphraseFor } from "../../shared/network.ts";
 import { serializeMetadata } from "../../shared/validation.ts";
-import { type EnvironmentSettingsView, loadSettings } from "../organizations/organizations.service.ts";
+import { type EnvironmentSettingsView, loadRecentSettings, loadSettings } from "../organizations/organizations.service.ts";
 import { eventRow, recordEvent } from "../events/events.service.ts";
-import { insertEventStatement } from "../events/events.store.ts";
+import { insertEventUnlessUntakenStatement } from "../events/events.store.ts";
 import { findCustomerInScope } from "../customers/customers.service.ts";
 import { type CreatePaymentInput, DEFAULT_EXPIRY_MINUTES, type PaymentStatus, type SourceType } from "./payments.inputs.ts";
 import { insertPaymentStatement, paymentById, paymentTotals } from "./payments.store.ts";
@@ -31,8 +31,6 @@ export interface PaymentDraft {
   metadata: Record<string, string> | null;
   customerId: string | null;
   expiresAt: Date;
-  /** of the environment's webhook endpoints, for the payment.created event (see eventRow) */
-  webhookSubscriptions: string[][];
 }
 
 export interface PaymentTerms {
@@ -98,8 +96,22 @@ export async function requireCustomer(ctx: ServiceContext, customerId: string | 
   return customer.id;
 }
 
+/**
+ * The checked terms of a new payment, on the environment's recent settings (loadRecentSettings). A
+ * refusal is made on settings read for it: a wallet, asset or rate set a moment ago on another
+ * process or host is never refused for an older read.
+ */
 export async function preparePayment(ctx: ServiceContext, terms: PaymentTerms): Promise<PaymentDraft> {
-  const settings = await loadSettings(ctx, ctx.scope);
+  const recent = await loadRecentSettings(ctx, ctx.scope);
+  try {
+    return await draftOf(ctx, terms, recent.settings);
+  } catch (error) {
+    if (recent.readNow || !(error instanceof DomainError)) throw error;
+    return draftOf(ctx, terms, (await loadRecentSettings(ctx, ctx.scope, true)).settings);
+  }
+}
+
+async function draftOf(ctx: ServiceContext, terms: PaymentTerms, settings: EnvironmentSettingsView): Promise<PaymentDraft> {
   if (!settings.settlementAddress) throw noSettlementWallet();
 
   let settlementAsset = XLM;
@@ -135,7 +147,6 @@ export async function preparePayment(ctx: ServiceContext, terms: PaymentTerms): 
     metadata: terms.metadata ?? null,
     customerId: await requireCustomer(ctx, terms.customer_id),
     expiresAt: terms.expires_at,
-    webhookSubscriptions: settings.webhookSubscriptions,
   };
 }
 
@@ -183,10 +194,10 @@ export function newPaymentWrites(
   now = ctx.clock.now(),
 ): { payment: Payment; statements: Statement[] } {
   const payment = newPaymentRow(ctx, draft, sourceType, now);
-  const event = eventRow(ctx, payment, paymentEvent(payment, "payment.created", ctx.config.publicUrl), draft.webhookSubscriptions);
+  const event = eventRow(ctx, payment, paymentEvent(payment, "payment.created", ctx.config.publicUrl));
   return {
     payment,
-    statements: [insertPaymentStatement(ctx.db, payment), insertNewPaymentTermsStatement(ctx.db, payment), insertEventStatement(ctx.db, event)],
+    statements: [insertPaymentStatement(ctx.db, payment), insertNewPaymentTermsStatement(ctx.db, payment), insertEventUnlessUntakenStatement(ctx.db, event)],
   };
 }
 
