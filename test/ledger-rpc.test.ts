@@ -61,6 +61,19 @@ describe("the service on Stellar RPC", () => {
       { asset: { code: "XLM", issuer: null }, balance: expect.any(BigInt) },
       { asset: { code: "USDC", issuer: usdc.getIssuer() }, balance: 0n },
     ]);
+    // The checkout offers XLM alone (USDC is allowed, but paying in it needs a path), and a
+    // transaction in USDC is refused saying why, not with "No path ... for this amount".
+    const payment = await createPayment({ amount: "2" });
+    expect(payment.allowed_assets).toEqual([{ asset_code: "XLM", issuer_address: null }, { asset_code: "USDC", issuer_address: usdc.getIssuer() }]);
+    const view = await t.graphql(`query ($id: ID!) { checkout(id: $id) { allowedAssets { assetCode } quotes { asset { assetCode } } } }`, { id: payment.id });
+    expect(view.body.data.checkout).toEqual({ allowedAssets: [{ assetCode: "XLM" }], quotes: [{ asset: { assetCode: "XLM" } }] });
+    const payer = await fundedPayer(walletOn(network, `${t.url}/_sim/horizon`));
+    const prepared = await t.graphql(
+      `mutation ($id: ID!, $payer: String!, $asset: AssetRefInput) { prepareCheckoutTransaction(paymentId: $id, payerAddress: $payer, payAsset: $asset) { xdr } }`,
+      { id: payment.id, payer: payer.publicKey(), asset: { assetCode: "USDC", issuerAddress: usdc.getIssuer() } },
+    );
+    expect(prepared.body.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST" } });
+    expect(prepared.body.errors[0].message).toBe("Pay asset: only XLM can be paid on this network (watched through Stellar RPC, which finds no paths); pay in XLM");
   });
 
   it("completes a payment from a contract account (C...) like any other: webhook, checkout receipt, and a refund the payer claims to an account", async () => {

@@ -33,6 +33,18 @@ import { paymentById } from "../payments/payments.store.ts";
 
 export type CheckoutDeps = Deps & { ledger: LedgerNetworks };
 
+/**
+ * The assets a payer may choose at the checkout: all the allowed ones where the network finds paths
+ * (Horizon), only the settlement asset where it finds none (Stellar RPC without a Horizon URL): any
+ * other asset needs a path payment, which could be neither quoted nor prepared there.
+ */
+export function payableAssets(ledger: LedgerNetworks | null | undefined, view: { sandbox: boolean; settlementAsset: Asset | null; allowedAssets: Asset[] }): Asset[] {
+  const settlement = view.settlementAsset;
+  if (!ledger || !settlement) return view.allowedAssets;
+  const findsPaths = ledger.sourceFor(view.sandbox ? Networks.TESTNET : Networks.PUBLIC).findsPaths;
+  return findsPaths ? view.allowedAssets : view.allowedAssets.filter((asset) => sameAsset(asset, settlement));
+}
+
 /** How much more a path payment may spend than the quote, in percent. */
 const SLIPPAGE_PERCENT = 1n;
 /** The most the payer's transaction may pay in fees, in stroops. */
@@ -118,6 +130,12 @@ export async function prepareCheckoutTransaction(
   }
 
   const source = deps.ledger.sourceFor(payment.networkPassphrase);
+  if (!sameAsset(payAsset, settlementAsset) && !source.findsPaths) {
+    throw badRequest(`payAsset ${assetKey(payAsset)} needs a path payment, and this network is watched through Stellar RPC, which finds no paths: pay in ${assetKey(settlementAsset)}`, {
+      path: ["pay_asset"],
+      problem: `only ${settlementAsset.code} can be paid on this network (watched through Stellar RPC, which finds no paths); pay in ${settlementAsset.code}`,
+    });
+  }
   const payer = await source.loadAccount(input.payerAddress);
   if (!payer) {
     throw badRequest("payerAddress is not an account on the ledger (fund it first)", { path: ["payer_address"], problem: "no account has this address on the ledger yet; fund it first, or pay from another wallet" });

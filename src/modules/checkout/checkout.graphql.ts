@@ -5,6 +5,7 @@ import { PUBLIC_FIELD, builder } from "../../graphql/builder.ts";
 import { requireService } from "../../graphql/context.ts";
 import { AssetRef } from "../../graphql/shared-types.ts";
 import type { PaymentInstructions } from "../payments/payment-instructions.ts";
+import { payableAssets } from "../checkout-transactions/checkout-transactions.service.ts";
 import { PaymentType } from "../payments/payments.graphql.ts";
 import { unlessRevoked } from "../events/changes.live.ts";
 import { type PaymentEventPayload, liveUpdatesFor } from "./checkout.live.ts";
@@ -77,7 +78,11 @@ export const CheckoutViewType = builder.objectRef<CheckoutView>("CheckoutView").
     amount: t.exposeString("amount", { nullable: true }),
     amountReceived: t.exposeString("amountReceived", { nullable: true }),
     settlementAsset: t.field({ type: AssetRef, nullable: true, resolve: (v) => v.settlementAsset }),
-    allowedAssets: t.field({ type: [AssetRef], resolve: (v) => v.allowedAssets }),
+    allowedAssets: t.field({
+      type: [AssetRef],
+      description: "The assets the payer may pay in: only the settlement asset on a network watched through Stellar RPC without Horizon (it finds no paths)",
+      resolve: (v, _args, ctx) => payableAssets(ctx.deps.ledger, v),
+    }),
     expiresAt: t.expose("expiresAt", { type: "DateTime", nullable: true }),
     sandbox: t.exposeBoolean("sandbox"),
     network: t.exposeString("network", { description: "testnet or public" }),
