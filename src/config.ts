@@ -41,7 +41,8 @@ const envSchema = z.object({
     .regex(/^\d+(,\d+)*$/, "must be comma-separated whole seconds")
     .default("60,300,1800,7200,86400"),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
-  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  // Unset: false, but true for `npm run demo`, whose webhooks go to a receiver on the same machine.
+  WEBHOOK_ALLOW_PRIVATE: bool.optional(),
   WEBHOOK_SECRET_KEYS: z
     .string()
     .transform((v) => v.split(",").map((key) => key.trim()).filter(Boolean))
@@ -189,7 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: { live: e.RATE_LIMIT_LIVE, sandbox: e.RATE_LIMIT_SANDBOX, public: e.RATE_LIMIT_PUBLIC },
     webhookRetryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS.split(",").map(Number),
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
-    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? options.demo === true,
     webhookSecretKeys: (e.WEBHOOK_SECRET_KEYS ?? []).map((key) => decodeSecretKey(key)!),
     webhookSecretKeyFile: resolve(databaseUrl.startsWith("file:") ? dirname(databaseUrl.slice("file:".length).split("?")[0]!) : "data", "webhook-secret.key"),
     retentionDays: { events: e.EVENT_RETENTION_DAYS, deliveries: e.WEBHOOK_DELIVERY_RETENTION_DAYS },

@@ -18,7 +18,10 @@ export async function serveRequests(config: Config, logger: Logger, announce: (u
   announce(server.url);
   if (process.argv.includes("--demo")) {
     const demo = await setUpDemo({ db: database.db, config, clock: systemClock, ids: timeOrderedIds }, app.ledger);
-    printDemo(demo, { publicUrl: config.publicUrl, horizonUrl: `${config.publicUrl}/_sim/horizon` }, config.databaseUrl);
+    printDemo(demo, { publicUrl: config.publicUrl, horizonUrl: `${config.publicUrl}/_sim/horizon` }, config.databaseUrl, {
+      webhookAllowPrivate: config.webhookAllowPrivate,
+      smtp: config.smtpUrl !== null,
+    });
   }
 
   let stopping = false;

@@ -28,7 +28,7 @@ function runDemo(): Promise<string> {
     let output = "";
     demo.stdout!.on("data", (chunk) => {
       output += chunk;
-      if (/Horizon: .*\n/.test(output)) done(output);
+      if (/Mail: .*\n/.test(output)) done(output);
     });
     demo.stderr!.on("data", (chunk) => (output += chunk));
     demo.on("exit", (code) => fail(new Error(`demo exited (${code}) before it was ready:\n${output}`)));
@@ -43,12 +43,24 @@ describe("npm run demo", () => {
     expect(loadConfig({ DATABASE_URL: "file:/tmp/mine.db" }, { demo: true }).databaseUrl).toBe("file:/tmp/mine.db");
   });
 
+  // A newcomer who ran only `npm run demo` adds a receiver on their own machine as a webhook endpoint:
+  // the demo lets it (npm start does not, unless WEBHOOK_ALLOW_PRIVATE=true), and says so.
+  it("lets webhooks go to this machine unless WEBHOOK_ALLOW_PRIVATE=false; npm start does not", () => {
+    expect(loadConfig({}, { demo: true }).webhookAllowPrivate).toBe(true);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: "false" }, { demo: true }).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({}).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: "true" }).webhookAllowPrivate).toBe(true);
+  });
+
   it("creates data/demo.db, not npm start's database, and prints the dashboard, an owner to sign in as, the organization and the keys it made", { timeout: 120_000 }, async () => {
     const output = await runDemo();
     expect(output).toContain(`Database:           file:${join(cwd, "data", "demo.db")}`);
     expect(output).toMatch(/^  Organization: +org_[0-9A-Za-z]+$/m);
     expect(output).toMatch(/^  Sandbox API key: +pk_test_[0-9A-Za-z]{32} /m);
     expect(output).toMatch(/^  Live API key: +pk_live_[0-9A-Za-z]{32} /m);
+    // Where a webhook may go and where mail goes (no SMTP_URL: to the log, not to the customer).
+    expect(output).toMatch(/^  Webhooks: +may go to this machine too /m);
+    expect(output).toMatch(/^  Mail: +not sent: each message .* is written to this log instead; set SMTP_URL to send it$/m);
     // The owner it printed signs in to the dashboard it named.
     const dashboard = /^  Dashboard: +(http:\S+)\/dashboard\/$/m.exec(output);
     const signIn = /^  Sign in as: +(\S+) +password (\S+) /m.exec(output);

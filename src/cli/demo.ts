@@ -65,8 +65,20 @@ export async function setUpDemo(deps: Deps, ledger: Ledger) {
   return { organizationId, apiKeys, owner, payer, payment: paymentJson(payment, deps.config.publicUrl) };
 }
 
-export function printDemo(demo: Awaited<ReturnType<typeof setUpDemo>>, urls: { publicUrl: string; horizonUrl: string }, databaseUrl: string) {
+export function printDemo(
+  demo: Awaited<ReturnType<typeof setUpDemo>>,
+  urls: { publicUrl: string; horizonUrl: string },
+  databaseUrl: string,
+  delivery: { webhookAllowPrivate: boolean; smtp: boolean },
+) {
   const i = demo.payment.payment_instructions;
+  // Where a webhook and a mail go, so that a newcomer's receiver on this machine works and a "sent" invoice can be found.
+  const webhooks = delivery.webhookAllowPrivate
+    ? "may go to this machine too (e.g. http://localhost:4000/webhooks; WEBHOOK_ALLOW_PRIVATE=false refuses private addresses)"
+    : "public addresses only (WEBHOOK_ALLOW_PRIVATE=false): a receiver on this machine is refused";
+  const mail = delivery.smtp
+    ? "sent through SMTP_URL"
+    : "not sent: each message (an invoice, a notice) is written to this log instead; set SMTP_URL to send it";
   const live = demo.apiKeys.live ? `\n  Live API key:       ${demo.apiKeys.live}   (production)` : "";
   // A PostgreSQL URL may hold a password: it is named, not printed.
   const database = databaseUrl.startsWith("file:")
@@ -86,5 +98,7 @@ Demo ready (simulated Stellar test network, offline).
   Payer secret:       ${demo.payer.secret()}   (10,000 XLM; import it in a wallet or sign with the SDK)
   Payer address:      ${demo.payer.publicKey()}
   Horizon:            ${urls.horizonUrl}
+  Webhooks:           ${webhooks}
+  Mail:               ${mail}
 `);
 }
