@@ -89,4 +89,40 @@ describe("dashboard mail", () => {
     }
     // Two widths, each a send, a mail run and a payment: more than 30 s on a loaded machine.
   }, 60_000);
+
+  it("an invoice's mail on a service with no mail server (npm run demo's way) says it was not sent, in words", async () => {
+    const bare = await startTestApp();
+    try {
+      const shop = await bare.createMerchant();
+      const who = { email: "owner@no-smtp.test", password: "a-long-enough-password" };
+      await createUser(bare.deps, { organizationId: shop.organizationId, role: "owner", ...who });
+      const customer = await bare.api("POST", "/customers", { key: shop.sandboxKey, body: { name: "Ada", email: "ada@no-smtp.test" } });
+      const invoice = await bare.api("POST", "/invoices", { key: shop.sandboxKey, body: { customer_id: customer.body.id, amount: "12" } });
+      expect((await bare.api("POST", `/invoices/${invoice.body.id}/finalize`, { key: shop.sandboxKey })).status).toBe(200);
+      await browser.context.clearCookies();
+      const page = await browser.context.newPage();
+      await page.setViewportSize(PHONE);
+      await page.goto(`${bare.url}/dashboard`);
+      await page.getByLabel("Email").fill(who.email);
+      await page.getByLabel("Password").fill(who.password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { name: "Home", level: 1 }).waitFor();
+      await page.goto(`${bare.url}/dashboard/invoices/${invoice.body.id}`);
+      await page.getByRole("button", { name: "Send invoice" }).click();
+      const mails = page.getByRole("table", { name: "Emails about this invoice" });
+      await mails.getByText("ada@no-smtp.test").waitFor();
+      expect(await bare.app.mail.runOnce()).toBe(1);
+      // Written to the log, not sent: the row says so without a reload, and never the bare word "logged".
+      await mails.getByText("not sent: no mail server is set up, so it was written to the server's log").waitFor();
+      expect(await mails.getByRole("cell", { name: /^(\w+ )?logged$/ }).count()).toBe(0);
+      // Nor a time under Sent (at phone width the cell's name starts with its column's).
+      expect(await mails.getByRole("cell", { name: /^(Sent )?—$/ }).count()).toBe(1);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+      await page.screenshot({ path: screenshotPath("dashboard-invoice-mail-logged-390"), fullPage: true });
+      await page.close();
+    } finally {
+      await bare.close();
+    }
+  }, 60_000);
 });

@@ -213,6 +213,14 @@ const MAILS = graphql(`
 `);
 
 
+/**
+ * A mail's status as the merchant reads it: "logged" is what the service does without SMTP_URL (the
+ * demo's way), which sends nothing: it says so, rather than a word for developers.
+ */
+const MAIL_STATUS_WORDS: Record<string, string> = {
+  logged: "not sent: no mail server is set up, so it was written to the server's log",
+};
+
 const MAIL_CHANGES = graphql(`subscription InvoiceMailChanges($id: String!) { mailMessageChanges(resourceId: $id) { id status } }`);
 
 export function InvoiceDetail(props: { params: { id: string } }) {
@@ -323,14 +331,15 @@ export function InvoiceDetail(props: { params: { id: string } }) {
             <td>{m.recipient}</td>
             <td>{m.subject}</td>
             <td>
-              {m.status}
+              {MAIL_STATUS_WORDS[m.status] ?? m.status}
               {m.lastError && <div class="muted">{m.lastError}</div>}
             </td>
             <td>
               <When at={m.createdAt} />
             </td>
             <td>
-              <When at={m.sentAt} />
+              {/* written to the log is not sent: no time under "Sent" */}
+              <When at={m.status === "logged" ? null : m.sentAt} />
             </td>
           </tr>
         ))}
