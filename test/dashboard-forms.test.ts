@@ -286,7 +286,7 @@ describe("invoices and customers", { timeout: 120_000 }, () => {
       await page.close();
     });
 
-    it(`creates a payment from the Payments screen and shows its link and QR code at once, on a ${name} (${width} px)`, async () => {
+    it(`creates a payment from the Payments screen, shows its link and QR code at once and then that it is paid, on a ${name} (${width} px)`, async () => {
       const tag = `${name}-${Date.now()}`;
       await t.api("POST", "/customers", { key: merchant.sandboxKey, body: { name: `Ada ${tag}`, email: `ada-${tag}@engine.test` } });
       const page = await signIn(width);
@@ -316,6 +316,16 @@ describe("invoices and customers", { timeout: 120_000 }, () => {
       expect(await scrollsSideways(page)).toBe(false);
       expect(await accessibilityViolations(page)).toEqual([]);
       await page.screenshot({ path: screenshotPath(`dashboard-forms-payment-created-${name}`), fullPage: true });
+      // Paid elsewhere (here: marked by hand through the API), the panel says so at once: no "ready to be paid" ever after.
+      let loads = 0;
+      page.on("load", () => loads++);
+      const marked = await t.graphql(`mutation($id: ID!) { markPaymentCompleted(id: $id, reason: "paid by wire") { status } }`, { id: payment.id }, merchant.sandboxKey);
+      expect(marked.body.errors).toBeUndefined();
+      const panel = page.getByRole("region", { name: "Payment paid" });
+      await panel.getByText("Paid: 42.25 XLM has arrived.").waitFor();
+      expect(await panel.getByText("is ready to be paid").count()).toBe(0);
+      expect(loads).toBe(0);
+      expect(await accessibilityViolations(page)).toEqual([]);
       await page.close();
     });
   }

@@ -1,13 +1,15 @@
 // "New payment" on the Payments screen: an amount in one of the enabled assets, or a price in a
 // pricing currency the organization has a rate for (converted by the server, as the API does), a
 // description and a customer. The new payment's checkout link, to copy or to show as a QR code, is
-// there at once; the list below gets the payment live.
+// there at once; the list below gets the payment live, and so does this panel: it says when the
+// payment is paid (or expires) rather than "ready to be paid" ever after.
 import { useMutation, useQuery } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
 import { QrCode } from "../../components/qr.tsx";
 import { Button, CopyButton, Field, Money, Notice, Select } from "../../components/ui.tsx";
 import { formErrors, graphql } from "../graphql.ts";
+import { usePaymentEvents } from "../payment-events.ts";
 import { CustomerPicker, type PickedCustomer } from "./customer-picker.tsx";
 
 const TERMS = graphql(`
@@ -137,13 +139,25 @@ function NewPaymentForm(props: { assets: AssetRef[]; currencies: string[]; onCre
 /** The created payment's link, to copy, open or scan; then another, or done. */
 function CreatedPayment(props: { payment: Created; onAnother: () => void; onClose: () => void }) {
   const p = props.payment;
+  // Its status as the payment events tell it (null: still pending); completed, expired or failed is final.
+  const [status, setStatus] = useState<string | null>(null);
+  usePaymentEvents((payment) => payment.id === p.id && payment.status !== "pending" && setStatus(payment.status), status !== null);
+  const amount = (
+    <>
+      <Money amount={p.amount} asset={p.settlementAsset} />
+      {p.pricingCurrency && ` (${p.pricingAmount} ${p.pricingCurrency})`}
+    </>
+  );
   return (
     <section class="panel" aria-labelledby="created-payment-title">
-      <h2 id="created-payment-title">Payment created</h2>
-      <Notice kind="ok">
-        <Money amount={p.amount} asset={p.settlementAsset} />
-        {p.pricingCurrency && ` (${p.pricingAmount} ${p.pricingCurrency})`} is ready to be paid. Send the payer this link, or let them scan the code.
-      </Notice>
+      <h2 id="created-payment-title">{status === "completed" ? "Payment paid" : "Payment created"}</h2>
+      {status === null ? (
+        <Notice kind="ok">{amount} is ready to be paid. Send the payer this link, or let them scan the code.</Notice>
+      ) : status === "completed" ? (
+        <Notice kind="ok">Paid: {amount} has arrived.</Notice>
+      ) : (
+        <Notice>{status === "expired" ? "This payment expired before it was paid." : "This payment failed."} Create a new one to be paid.</Notice>
+      )}
       <div class="created-payment">
         <div class="link">
           <p>
