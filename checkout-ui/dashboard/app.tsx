@@ -152,6 +152,17 @@ function Shell(props: { session: Session; children: ComponentChildren }) {
   const { session } = props;
   const [location] = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
+  // Escape closes the open menu, as it closes any disclosure a phone user opened, and gives Menu the focus back.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setMenuOpen(false);
+      document.querySelector<HTMLElement>("header.top .menu-button")?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [menuOpen]);
   const live = session.environment === "production";
   const current = (href: string) => (href === "/" ? location === "/" : location === href || location.startsWith(`${href}/`));
   return (
