@@ -176,7 +176,7 @@ describe("every screen at 1280 and 390 px", () => {
     await page.close();
   }, 180_000);
 
-  it("at phone width the navigation opens from Menu and a list's filters fold behind Filters, the first payment on the first screen", async () => {
+  it("at phone width the navigation opens from Menu (Escape closes it) and a list's filters fold behind Filters, the first payment on the first screen", async () => {
     const page = await browser.context.newPage();
     await browser.context.addCookies([{ name: "sp_session", value: owner.cookie.split("=")[1]!, url: world.t.url }]);
     await page.setViewportSize({ width: 390, height: 844 });
@@ -201,6 +201,11 @@ describe("every screen at 1280 and 390 px", () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Sign out" }).waitFor();
     expect(await accessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath("screens-menu-open-390") });
+    // Escape closes it, the focus back on Menu; Menu opens it again.
+    await page.keyboard.press("Escape");
+    await page.getByRole("navigation", { name: "Main" }).waitFor({ state: "hidden" });
+    expect(await page.getByRole("button", { name: "Menu" }).evaluate((menu) => menu === document.activeElement && menu.getAttribute("aria-expanded"))).toBe("false");
+    await page.getByRole("button", { name: "Menu" }).click();
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Customers", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Customers" }).waitFor();
     expect(await page.getByRole("navigation", { name: "Main" }).isVisible()).toBe(false);
@@ -223,6 +228,9 @@ describe("every screen at 1280 and 390 px", () => {
       await page.setViewportSize({ width: 1280, height: 844 });
       await page.goto(`${world.t.url}${path}`);
       await page.getByText(shows).first().waitFor();
+      // Each page's tab says what it is: the invoice's names the invoice, not only "Pay <merchant>".
+      if (path === ids.invoicePage) await expect.poll(() => page.title()).toMatch(/^Pay invoice INV-\d+ · \S/);
+      if (path === ids.checkout) await expect.poll(() => page.title()).toMatch(/^Pay (?!invoice)\S/);
       await checkBothWidths(page, path.split("/")[1] === "r" ? "claim" : `checkout ${path.split("/")[2]!.split("_")[0]}`, faults, false);
     }
     expect(faults).toEqual([]);

@@ -55,8 +55,10 @@ export function Checkout(props: { id: string; container: HTMLElement }) {
 
   useEffect(() => props.container.setAttribute("aria-busy", String(busy || (!view && !loadError))), [busy, view, loadError]);
   useEffect(() => {
-    if (view) document.title = `${view.state === "paid" ? "Paid" : "Pay"} ${view.merchantName}`.trim();
-  }, [view?.state, view?.merchantName]);
+    // An invoice's page names the invoice, so that its tab is not one more "Pay <merchant>".
+    const what = view?.invoice ? `invoice ${view.invoice.number} · ${view.merchantName}` : view?.merchantName;
+    if (view) document.title = `${view.state === "paid" ? "Paid" : "Pay"} ${what}`.trim();
+  }, [view?.state, view?.merchantName, view?.invoice?.number]);
 
   const inFlight = useRef(false);
   async function run(action: (say: (text: string) => void) => Promise<void>) {
