@@ -71,6 +71,14 @@ describe("Home on a first run", () => {
     await page.getByLabel("Your password").fill(owner.password);
     await page.getByRole("button", { name: "Change wallet" }).click();
     await page.getByText(wallet).waitFor();
+    // Settings offers the test XLM too, its button clear of the field under it (not touching its label).
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      const fund = (await page.getByRole("button", { name: "Fund with test XLM" }).boundingBox())!;
+      const label = (await page.getByText("New settlement wallet", { exact: true }).boundingBox())!;
+      expect(label.y - (fund.y + fund.height)).toBeGreaterThanOrEqual(8);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
     await toHome(0);
     await checklist(page).getByText("does not exist on the test network yet").waitFor();
     await checklist(page).getByRole("button", { name: "Fund with test XLM" }).click();
