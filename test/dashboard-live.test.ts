@@ -62,7 +62,7 @@ it("the delivery log shows a test event's and a Retry now's outcome live; the Ev
   await page.locator("li.delivery").first().waitFor();
   await t.app.webhooks.runOnce();
   const summary = page.locator("li.delivery summary").first();
-  await expect.poll(() => summary.textContent(), { timeout: 10_000 }).toMatch(/webhook\.test.*Pending.*500.*1 attempt$/i);
+  await expect.poll(() => summary.textContent(), { timeout: 10_000 }).toMatch(/webhook\.test.*Retrying.*500.*1 attempt$/i);
 
   // Retry now, long before the schedule's next attempt: its outcome shows at once, marked as by hand.
   receiver.respond("/live-log", 204);

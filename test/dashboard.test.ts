@@ -181,7 +181,7 @@ describe("dashboard", () => {
     expect(await page.content()).not.toContain(key);
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Revoke Shop server" }).click();
-    await page.getByRole("row", { name: /Shop server/ }).getByText("Inactive").waitFor();
+    await page.getByRole("row", { name: /Shop server/ }).getByText("Revoked").waitFor();
     expect((await t.api("GET", "/payments?limit=1", { key })).status).toBe(401);
     await page.close();
   });
@@ -237,7 +237,7 @@ describe("dashboard", () => {
     await page.getByRole("link", { name: "API keys" }).click();
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Revoke the 2 keys made by removed users" }).click();
-    for (const keyName of ["Old cron", "Old server"]) await page.getByRole("row", { name: new RegExp(keyName) }).getByText("Inactive").waitFor();
+    for (const keyName of ["Old cron", "Old server"]) await page.getByRole("row", { name: new RegExp(keyName) }).getByText("Revoked").waitFor();
     expect(await page.getByRole("button", { name: /made by removed users/ }).count()).toBe(0);
     for (const key of leftKeys) expect((await t.api("GET", "/payments?limit=1", { key })).status).toBe(401);
     await page.close();

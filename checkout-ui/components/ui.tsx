@@ -138,9 +138,16 @@ const STATUS_WORDS: Record<string, string> = {
   requires_signature: "Needs your signature",
   submitted: "Submitted",
   canceled: "Canceled",
+  retrying: "Retrying",
+  revoked: "Revoked",
 };
 /** A status in words (never colour alone). */
 export const Status = (props: { value: string }) => <span class={`status status-${props.value}`}>{STATUS_WORDS[props.value] ?? props.value}</span>;
+
+/** A webhook delivery's status: a pending one that has failed already is being retried, and says so. */
+export const DeliveryStatus = (props: { status: string; attemptCount: number }) => (
+  <Status value={props.status === "pending" && props.attemptCount > 0 ? "retrying" : props.status} />
+);
 
 export const Money = (props: { amount: string; asset?: { assetCode: string } | null }) => (
   <span class="money">

@@ -107,7 +107,7 @@ export function ApiKeys() {
             <td>
               <When at={k.lastUsedAt} />
             </td>
-            <td>{k.revokedAt ? <Status value="inactive" /> : <Status value="active" />}</td>
+            <td>{k.revokedAt ? <Status value="revoked" /> : <Status value="active" />}</td>
             <td>
               {mayEdit && !k.revokedAt && (
                 <Button

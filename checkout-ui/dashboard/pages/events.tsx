@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, ListFilters, Notice, Page, Pager, Select, Status, When } from "../../components/ui.tsx";
+import { Button, DeliveryStatus, ListFilters, Notice, Page, Pager, Select, When } from "../../components/ui.tsx";
 import { EVENT_KINDS } from "../../../src/modules/events/event-kinds.ts";
 import { errorText, graphql } from "../graphql.ts";
 import { usePaging, useUrlFilters } from "../url-filters.ts";
@@ -62,7 +62,8 @@ export function Events() {
               {event.deliveries.length === 0 && <li class="muted">Not delivered to any endpoint.</li>}
               {event.deliveries.map((d) => (
                 <li key={d.id}>
-                  <Link href={`/developers/webhooks/${d.endpointId}`}>{d.endpoint.url}</Link> <Status value={d.status} /> {d.responseCode ?? "no response"} ·{" "}
+                  <Link href={`/developers/webhooks/${d.endpointId}`}>{d.endpoint.url}</Link>{" "}
+                  <DeliveryStatus status={d.status} attemptCount={d.attemptCount} /> {d.responseCode ?? "no response"} ·{" "}
                   {d.attemptCount} {d.attemptCount === 1 ? "attempt" : "attempts"}
                 </li>
               ))}

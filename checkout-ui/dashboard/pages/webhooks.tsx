@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useSubscription } from "@urql/preact";
 import { useId, useState } from "preact/hooks";
 import { Link } from "wouter-preact";
-import { Button, Field, FieldError, ListFilters, Notice, Page, Pager, SecretOnce, Select, Status, Table, When } from "../../components/ui.tsx";
+import { Button, DeliveryStatus, Field, FieldError, ListFilters, Notice, Page, Pager, SecretOnce, Select, Status, Table, When } from "../../components/ui.tsx";
 import { EVENT_KINDS } from "../../../src/modules/events/event-kinds.ts";
 import { untilInWords } from "../../../src/shared/wait-words.ts";
 import { errorText, formErrors, graphql } from "../graphql.ts";
@@ -258,7 +258,7 @@ export function WebhookEndpointDetail(props: { params: { id: string } }) {
           <li key={d.id} class="delivery">
             <details>
               <summary>
-                <code>{d.event}</code> <Status value={d.status} /> {d.responseCode ?? "no response"} · <When at={d.createdAt} /> · {d.attemptCount}{" "}
+                <code>{d.event}</code> <DeliveryStatus status={d.status} attemptCount={d.attemptCount} /> {d.responseCode ?? "no response"} · <When at={d.createdAt} /> · {d.attemptCount}{" "}
                 {d.attemptCount === 1 ? "attempt" : "attempts"}
               </summary>
               <dl class="facts">
