@@ -76,6 +76,9 @@ it("the delivery log shows a test event's and a Retry now's outcome live; the Ev
     await page.setViewportSize({ width, height: 900 });
     await page.screenshot({ path: screenshotPath(`dashboard-delivery-log-live-${name}`), fullPage: true });
     expect(await accessibilityViolations(page)).toEqual([]);
+    // the opened delivery takes the card's width, its button under it (not a third of a phone beside it)
+    const [card, opened] = [await page.locator("li.delivery").first().boundingBox(), await page.locator("li.delivery details").first().boundingBox()];
+    expect(opened!.width, name).toBeGreaterThan(card!.width * 0.9);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 
