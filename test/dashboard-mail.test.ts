@@ -5,7 +5,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { createUser } from "../src/modules/users/users.service.ts";
-import { accessibilityViolations, launchBrowser, screenshotPath } from "./support/browser.ts";
+import { accessibilityViolations, launchBrowser, screenshotPath, signedInTab } from "./support/browser.ts";
 import { startSmtpServer } from "./support/smtp.ts";
 import { startTestApp } from "./support/test-app.ts";
 
@@ -24,17 +24,7 @@ const merchant = await t.createMerchant();
 const owner = { email: "owner@mail-screens.test", password: "a-long-enough-password" };
 const { user } = await createUser(t.deps, { organizationId: merchant.organizationId, email: owner.email, role: "owner", password: owner.password });
 
-async function signedInPage(viewport: { width: number; height: number }): Promise<Page> {
-  await browser.context.clearCookies();
-  const page = await browser.context.newPage();
-  await page.setViewportSize(viewport);
-  await page.goto(`${t.url}/dashboard`);
-  await page.getByLabel("Email").fill(owner.email);
-  await page.getByLabel("Password").fill(owner.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Home", level: 1 }).waitFor();
-  return page;
-}
+const signedInPage = (viewport: { width: number; height: number }): Promise<Page> => signedInTab(browser, t.url, owner, viewport);
 
 const stored = async () => (await t.database.db.user.findUnique({ where: { id: user.id } }))!;
 
@@ -99,14 +89,7 @@ describe("dashboard mail", () => {
       const customer = await bare.api("POST", "/customers", { key: shop.sandboxKey, body: { name: "Ada", email: "ada@no-smtp.test" } });
       const invoice = await bare.api("POST", "/invoices", { key: shop.sandboxKey, body: { customer_id: customer.body.id, amount: "12" } });
       expect((await bare.api("POST", `/invoices/${invoice.body.id}/finalize`, { key: shop.sandboxKey })).status).toBe(200);
-      await browser.context.clearCookies();
-      const page = await browser.context.newPage();
-      await page.setViewportSize(PHONE);
-      await page.goto(`${bare.url}/dashboard`);
-      await page.getByLabel("Email").fill(who.email);
-      await page.getByLabel("Password").fill(who.password);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByRole("heading", { name: "Home", level: 1 }).waitFor();
+      const page = await signedInTab(browser, bare.url, who, PHONE);
       await page.goto(`${bare.url}/dashboard/invoices/${invoice.body.id}`);
       await page.getByRole("button", { name: "Send invoice" }).click();
       const mails = page.getByRole("table", { name: "Emails about this invoice" });
