@@ -34,15 +34,18 @@ import { paymentById } from "../payments/payments.store.ts";
 export type CheckoutDeps = Deps & { ledger: LedgerNetworks };
 
 /**
- * The assets a payer may choose at the checkout: all the allowed ones where the network finds paths
- * (Horizon), only the settlement asset where it finds none (Stellar RPC without a Horizon URL): any
- * other asset needs a path payment, which could be neither quoted nor prepared there.
+ * Whether a payer can pay in `asset` on a network watched through `source`: any asset where it finds
+ * paths (Horizon), only the settlement asset where it finds none (Stellar RPC without a Horizon URL),
+ * since any other asset needs a path payment, which could be neither quoted nor prepared there.
  */
+const payableThrough = (source: { findsPaths: boolean }, settlement: Asset, asset: Asset) => source.findsPaths || sameAsset(asset, settlement);
+
+/** The assets a payer may choose at the checkout (payableThrough). */
 export function payableAssets(ledger: LedgerNetworks | null | undefined, view: { sandbox: boolean; settlementAsset: Asset | null; allowedAssets: Asset[] }): Asset[] {
   const settlement = view.settlementAsset;
   if (!ledger || !settlement) return view.allowedAssets;
-  const findsPaths = ledger.sourceFor(view.sandbox ? Networks.TESTNET : Networks.PUBLIC).findsPaths;
-  return findsPaths ? view.allowedAssets : view.allowedAssets.filter((asset) => sameAsset(asset, settlement));
+  const source = ledger.sourceFor(view.sandbox ? Networks.TESTNET : Networks.PUBLIC);
+  return view.allowedAssets.filter((asset) => payableThrough(source, settlement, asset));
 }
 
 /** How much more a path payment may spend than the quote, in percent. */
@@ -130,7 +133,7 @@ export async function prepareCheckoutTransaction(
   }
 
   const source = deps.ledger.sourceFor(payment.networkPassphrase);
-  if (!sameAsset(payAsset, settlementAsset) && !source.findsPaths) {
+  if (!payableThrough(source, settlementAsset, payAsset)) {
     throw badRequest(`payAsset ${assetKey(payAsset)} needs a path payment, and this network is watched through Stellar RPC, which finds no paths: pay in ${assetKey(settlementAsset)}`, {
       path: ["pay_asset"],
       problem: `only ${settlementAsset.code} can be paid on this network (watched through Stellar RPC, which finds no paths); pay in ${settlementAsset.code}`,
