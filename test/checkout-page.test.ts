@@ -62,7 +62,7 @@ describe("checkout page", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     expect(await page.locator("details").count()).toBe(0);
     await page.getByRole("img", { name: QR_NAME }).waitFor();
-    for (const name of ["Copy destination", "Copy memo (id)", "Copy amount", "Copy muxed address (memo included)"]) {
+    for (const name of ["Copy destination", "Copy memo ID", "Copy amount", "Copy address with the memo built in"]) {
       expect(await page.getByRole("button", { name, exact: true }).isVisible()).toBe(true);
     }
     expect(await page.locator(".qr-box").getByRole("link", { name: "Open in wallet" }).getAttribute("href")).toBe(await sep7Uri(payment.id));
@@ -194,6 +194,11 @@ describe("checkout page", () => {
     const rows = await page.locator("table.lines tbody tr").allTextContents();
     expect(rows).toEqual(["Design hours260 XLM", "Hosting115 XLM"]);
     expect(await page.getByTestId("amount").textContent()).toBe("75 XLM");
+    // Its payment is open for days: the page gives the date, not a count of days and hours.
+    const expiry = page.getByTestId("countdown");
+    expect(await expiry.textContent()).toMatch(/^Expires on \S/);
+    const expiresAt = Date.parse((await expiry.locator("time").getAttribute("datetime"))!);
+    expect(expiresAt - Date.now()).toBeGreaterThan(24 * 3600_000);
     await page.screenshot({ path: screenshotPath("checkout-invoice"), fullPage: true });
 
     expect((await t.api("POST", `/invoices/${created.body.id}/void`, { key: merchant.sandboxKey })).status).toBe(200);
@@ -241,14 +246,14 @@ describe("checkout page", () => {
       await page.keyboard.press("Tab");
       focused.push(await focusedName());
     }
-    expect(focused).toEqual(["Open in wallet", "Pay with Freighter", "Pay with a test wallet", "Copy destination", "Copy memo (id)"]);
+    expect(focused).toEqual(["Open in wallet", "Pay with Freighter", "Pay with a test wallet", "Copy destination", "Copy memo ID"]);
 
     // The live stream's first view must keep the focus where it was.
     const streamAnswered = page.waitForResponse("**/graphql/stream");
     releaseStream();
     await streamAnswered;
     await page.waitForTimeout(500);
-    expect(await focusedName()).toBe("Copy memo (id)");
+    expect(await focusedName()).toBe("Copy memo ID");
     expect(await accessibilityViolations(page)).toEqual([]);
 
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

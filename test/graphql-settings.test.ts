@@ -219,7 +219,7 @@ describe("organization settings", () => {
     });
     expect(refusal(await asOwner(FUND))).toEqual({
       code: "CONFLICT",
-      message: "The settlement wallet already exists on the test network; friendbot funds new accounts only",
+      message: "The settlement wallet already exists on the test network; test XLM can fund a new account only",
     });
     const live = await signedInUser(t, own.organizationId, "owner");
     expect(refusal((await live.graphql(FUND, {}, { environment: "production" })).body)).toEqual({

@@ -5,8 +5,20 @@ import type { CheckoutView } from "./api.ts";
 import { countdown, secondsLeft } from "./format.ts";
 import { FINAL } from "./results.tsx";
 
+const DAY_SECONDS = 86_400;
+const expiryDate = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
 export function Countdown(props: { expiresAt: string; now: number }) {
-  const left = countdown(new Date(props.expiresAt), props.now);
+  const expiresAt = new Date(props.expiresAt);
+  // A day or more ahead (an invoice's payment), the date says more than a count of days and hours.
+  if (secondsLeft(expiresAt, props.now) >= DAY_SECONDS) {
+    return (
+      <p class="countdown" data-testid="countdown">
+        Expires on <time dateTime={props.expiresAt}>{expiryDate.format(expiresAt)}</time>
+      </p>
+    );
+  }
+  const left = countdown(expiresAt, props.now);
   if (!left) return null;
   return (
     <p class="countdown" data-testid="countdown">

@@ -26,13 +26,14 @@ export const OpenInWallet = (props: { uri: string; primary: boolean }) => (
   </a>
 );
 
-function CopyRow(props: { label: string; value: string }) {
+/** `copies`: what its Copy button names, where the label alone would not say it (default: the label). */
+function CopyRow(props: { label: string; value: string; copies?: string }) {
   return (
     <div class="copy-row">
       <dt>{props.label}</dt>
       <dd>
         <code>{props.value}</code>
-        <CopyButton value={props.value} label={props.label.toLowerCase()} />
+        <CopyButton value={props.value} label={props.copies ?? props.label.toLowerCase()} />
       </dd>
     </div>
   );
@@ -47,16 +48,16 @@ export function PaymentDetails(props: { view: CheckoutView; withWalletLink: bool
   return (
     <section class="mobile" aria-labelledby="mobile-title">
       <h2 id="mobile-title">Pay from a mobile wallet</h2>
-      <p class="muted">Scan with a SEP-7 wallet, or copy the details. Keep the memo: it identifies your payment.</p>
+      <p class="muted">Scan the code with your Stellar wallet app, or copy the details. Include the memo: it tells the shop the payment is yours.</p>
       <div class="qr-box">
         <QrCode value={i.sep7Uri} label="QR code of the payment request for a mobile wallet" />
         {props.withWalletLink && <OpenInWallet uri={i.sep7Uri} primary={false} />}
       </div>
       <dl>
         <CopyRow label="Destination" value={i.destination} />
-        <CopyRow label="Memo (ID)" value={i.memo} />
+        <CopyRow label="Memo ID" value={i.memo} copies="memo ID" />
         <CopyRow label={due} value={sep7Amount(i.sep7Uri) ?? v.amount ?? ""} />
-        <CopyRow label="Muxed address (memo included)" value={i.muxedDestination} />
+        <CopyRow label="Or this one address, memo built in" value={i.muxedDestination} copies="address with the memo built in" />
       </dl>
     </section>
   );

@@ -49,7 +49,7 @@ export function SetupChecklist() {
           "Payments are paid to this Stellar account: none can be created until it is set."
         ) : sandbox && walletUnfunded ? (
           <>
-            <span>The wallet does not exist on the test network yet: friendbot can create it with test XLM.</span>
+            <span>The wallet does not exist on the test network yet: funding it with test XLM creates it.</span>
             <FundTestWallet />
           </>
         ) : null,

@@ -326,7 +326,7 @@ export async function fundSettlementWalletWithTestLumens(ctx: ServiceContext, le
   const settings = await loadSettings(ctx, ctx.scope);
   const address = settings.settlementAddress;
   if (!address) throw badRequest("Set a settlement wallet first, then fund it");
-  if (!ledger.fundTestAccount) throw badRequest("This network has no friendbot to fund test accounts");
-  if (await ledger.loadAccount(address)) throw conflict("The settlement wallet already exists on the test network; friendbot funds new accounts only");
+  if (!ledger.fundTestAccount) throw badRequest("This test network cannot fund accounts with test XLM");
+  if (await ledger.loadAccount(address)) throw conflict("The settlement wallet already exists on the test network; test XLM can fund a new account only");
   await ledger.fundTestAccount(address);
 }
