@@ -74,7 +74,7 @@ describe("an RPC node that fails for a while", () => {
     expect(done.tx_hash).toBe(hash);
     expect(await completions(before.id)).toBe(1);
     expect(await completions(during.id)).toBe(1);
-    expect(log.lines().slice(from).some((line) => line.level === "info" && String(line.message).endsWith("reachable again"))).toBe(true);
+    expect(log.lines().slice(from).some((line) => line.level === "info" && String(line.message).endsWith(" available again"))).toBe(true);
     return warnings;
   }
 
@@ -86,17 +86,17 @@ describe("an RPC node that fails for a while", () => {
         const from = log.raw.length;
         t.clock.advance(61_000);
         const [summary] = await waitFor(async () => warningsFrom(from), (lines) => lines.length > 0, 20_000);
-        expect(summary!.message).toMatch(/^Stellar RPC \S+ still unreachable: \d+ retries since \d{4}-/);
+        expect(summary!.message).toMatch(/^Stellar RPC \S+ still unavailable: \d+ retries since \d{4}-/);
       },
     });
-    expect(warnings[0]).toMatchObject({ message: expect.stringMatching(/^Stellar RPC http:\/\/127\.0\.0\.1:\d+\/_sim\/rpc unreachable; retrying$/), reason: expect.stringContaining("503") });
+    expect(warnings[0]).toMatchObject({ message: expect.stringMatching(/^Stellar RPC http:\/\/127\.0\.0\.1:\d+\/_sim\/rpc unavailable; retrying$/), reason: expect.stringContaining("503") });
     expect(warnings).toHaveLength(2);
   });
 
   it("answering an error object: one warning naming it, then the payment made meanwhile completes once", { timeout: 90_000 }, async () => {
     const warnings = await throughFault(() => (network.rpcFaults.error = { code: -32603, message: "database is locked" }));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ message: expect.stringContaining("unreachable; retrying"), reason: expect.stringContaining("database is locked") });
+    expect(warnings[0]).toMatchObject({ message: expect.stringContaining("unavailable; retrying"), reason: expect.stringContaining("database is locked") });
   });
 
   it("slow: an answer within STELLAR_RPC_TIMEOUT_MS is waited for; slower ones fail, are retried, and the payment completes once", { timeout: 90_000 }, async () => {
@@ -250,13 +250,13 @@ describe("an RPC node whose port refuses connections (its process stopped), then
     const hash = await pay(during);
     const [warning] = await waitFor(async () => warningsFrom(from), (warnings) => warnings.length > 0, 20_000);
     // Its reason: ECONNREFUSED, or the reset of a poll the close cut short.
-    expect(warning).toMatchObject({ message: `Stellar RPC ${node.url}/rpc unreachable; retrying`, reason: expect.stringMatching(/ECONNREFUSED|ECONNRESET|socket hang up/) });
+    expect(warning).toMatchObject({ message: `Stellar RPC ${node.url}/rpc unavailable; retrying`, reason: expect.stringMatching(/ECONNREFUSED|ECONNRESET|socket hang up/) });
     // Retries later (backoff from 500 ms), no warning more; a minute later on the service's clock, one summary.
     await sleep(1_500);
     expect(warningsFrom(from)).toHaveLength(1);
     t.clock.advance(61_000);
     await waitFor(async () => warningsFrom(from), (warnings) => warnings.length > 1, 20_000);
-    expect(warningsFrom(from)[1]).toMatchObject({ message: expect.stringMatching(/^Stellar RPC \S+ still unreachable: \d+ retries since \d{4}-/), reason: expect.stringContaining("ECONNREFUSED") });
+    expect(warningsFrom(from)[1]).toMatchObject({ message: expect.stringMatching(/^Stellar RPC \S+ still unavailable: \d+ retries since \d{4}-/), reason: expect.stringContaining("ECONNREFUSED") });
     expect((await payments.readPayment(during.id)).status).toBe("pending");
 
     node = await serve((request) => network.fetch(request), { port, host: "127.0.0.1" });
@@ -264,7 +264,7 @@ describe("an RPC node whose port refuses connections (its process stopped), then
     expect(done).toMatchObject({ tx_hash: hash, amount_received: "2.0000000" });
     expect(await completions(before.id)).toBe(1);
     expect(await completions(during.id)).toBe(1);
-    expect(log.lines().slice(from).some((line) => line.level === "info" && String(line.message).endsWith("reachable again"))).toBe(true);
+    expect(log.lines().slice(from).some((line) => line.level === "info" && String(line.message).endsWith(" available again"))).toBe(true);
     expect(warningsFrom(from)).toHaveLength(2);
   });
 });

@@ -97,13 +97,13 @@ describe("Horizon unreachable", () => {
       // Several retries later (backoff of 150–200 ms), still the one warning.
       await new Promise((r) => setTimeout(r, 800));
       expect(warnings()).toHaveLength(1);
-      expect(warnings()[0]!.message).toBe(`Horizon ${url} unreachable; retrying`);
+      expect(warnings()[0]!.message).toBe(`Horizon ${url} unavailable; retrying`);
       expect(outage.raw.join("\n")).not.toContain("stack");
 
       // A minute later on the clock: one summary with the retries counted.
       clock.advance(61_000);
       await until(() => warnings().length === 2);
-      expect(warnings()[1]!.message).toMatch(new RegExp(`^Horizon ${url} still unreachable: \\d+ retries since \\d{4}-`));
+      expect(warnings()[1]!.message).toMatch(new RegExp(`^Horizon ${url} still unavailable: \\d+ retries since \\d{4}-`));
       expect(warnings()[1]!.retries).toBeGreaterThan(2);
       expect(warnings().map((w) => w.reason)).not.toContain("[object Object]");
       await new Promise((r) => setTimeout(r, 200));
@@ -115,7 +115,7 @@ describe("Horizon unreachable", () => {
         res.write('retry: 1000\nevent: open\ndata: "hello"\n\n');
       });
       await new Promise<void>((r) => horizon!.listen(port, "127.0.0.1", r));
-      await until(() => outage.lines().some((l) => l.message === `Horizon ${url} reachable again`));
+      await until(() => outage.lines().some((l) => l.message === `Horizon ${url} available again`));
       expect(outage.lines().filter((l) => l.level === "info" && String(l.message).startsWith("Horizon"))).toHaveLength(1);
       expect(outage.raw.join("\n")).not.toContain("stack");
     } finally {

@@ -1,6 +1,8 @@
-// How a network that cannot be reached shows in the log: one warning when it first fails, then a
-// summary every `summaryMs` while it stays down, and one info line when it is reached again; never
-// a stack trace per retry (the streamer retries every few seconds, forever, e.g. offline).
+// How a network that cannot be used shows in the log: one warning when it first fails, then a
+// summary every `summaryMs` while it stays down, and one info line when it works again; never a
+// stack trace per retry (the streamer retries every few seconds, forever, e.g. offline). The lines
+// say "unavailable", not "unreachable": a server that answers with an error (HTTP 503, a JSON-RPC
+// error such as "database is locked") was reached; the reason field says which it was.
 import type { Clock } from "../shared/clock.ts";
 import type { Logger } from "../shared/logger.ts";
 
@@ -33,17 +35,17 @@ export function createOutageReport(deps: { logger: Logger; clock: Clock }, url: 
         since = now;
         retries = 0;
         lastReport = now.getTime();
-        deps.logger.warn(`${api} ${url} unreachable; retrying`, { reason: reasonOf(error) });
+        deps.logger.warn(`${api} ${url} unavailable; retrying`, { reason: reasonOf(error) });
         return;
       }
       retries++;
       if (now.getTime() - lastReport < summaryMs) return;
       lastReport = now.getTime();
-      deps.logger.warn(`${api} ${url} still unreachable: ${retries} retries since ${since.toISOString()}`, { retries, reason: reasonOf(error) });
+      deps.logger.warn(`${api} ${url} still unavailable: ${retries} retries since ${since.toISOString()}`, { retries, reason: reasonOf(error) });
     },
     reached() {
       if (since === null) return;
-      deps.logger.info(`${api} ${url} reachable again`, { since: since.toISOString(), retries });
+      deps.logger.info(`${api} ${url} available again`, { since: since.toISOString(), retries });
       since = null;
     },
   };

@@ -47,7 +47,7 @@ export interface StreamerOptions {
   /** how often the whole set of watched wallets is read again, behind the events */
   rereadMs?: number;
   backoff?: { initialMs: number; maxMs: number };
-  /** how often a network that stays unreachable is summarized in the log */
+  /** how often a network that stays unavailable is summarized in the log */
   outageSummaryMs?: number;
   /** the network's outage report, shared with its source's other callers (one warning per outage, not one per caller) */
   outageReportFor?(networkPassphrase: string): OutageReport;
