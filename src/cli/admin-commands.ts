@@ -1,20 +1,15 @@
 // The operator commands: one table that both dispatch (admin.ts) and help (admin-help.ts) read.
 import { existsSync } from "node:fs";
 import { ENVIRONMENTS, type Deps, type Environment } from "../context.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "../modules/api-keys/api-keys.service.ts";
-import {
-  createOrganization,
-  enableAsset,
-  listOrganizations,
-  listSettlementWallets,
-  requireOrganization,
-  setExchangeRate,
-  setSettlementWallet,
-} from "../modules/organizations/organizations.service.ts";
-import { createUser, listUsers } from "../modules/users/users.service.ts";
 import { ROLES } from "../modules/users/roles.ts";
 import { MIN_PASSWORD_LENGTH } from "../modules/users/passwords.ts";
-import { resealWebhookSecrets } from "../modules/webhook-endpoints/webhook-endpoints.service.ts";
+
+// The services (and with them Prisma and the Stellar SDK) load when a command runs, not for its help
+// or a usage error: those answered in 2 s, nearly all of it loading modules they never used.
+const apiKeys = () => import("../modules/api-keys/api-keys.service.ts");
+const organizations = () => import("../modules/organizations/organizations.service.ts");
+const users = () => import("../modules/users/users.service.ts");
+const webhookEndpoints = () => import("../modules/webhook-endpoints/webhook-endpoints.service.ts");
 
 /** Wrong use of the CLI (as opposed to a refused operation): the message ends with where help is. */
 export class UsageError extends Error {}
@@ -51,20 +46,20 @@ export const commands: Record<string, Command> = {
     summary: "create an organization with a sandbox and a live API key",
     flags: { name: { value: "NAME", help: "the organization's name (shown on its checkout page)" } },
     prints: '{"organization_id":"org_...","sandbox_api_key":"pk_test_...","live_api_key":"pk_live_..."} (the keys are shown only now)',
-    run: (deps, f) => createOrganization(deps, { name: f.name! }),
+    run: async (deps, f) => (await organizations()).createOrganization(deps, { name: f.name! }),
   },
   "org list": {
     summary: "list the organizations",
     flags: {},
     prints: '{"organizations":[{"id":"org_...","name":"...","created_at":"<ISO 8601>"}]}',
-    run: async (deps) => ({ organizations: await listOrganizations(deps) }),
+    run: async (deps) => ({ organizations: await (await organizations()).listOrganizations(deps) }),
   },
   "wallet set": {
     summary: "set the settlement wallet that receives an environment's payments",
     flags: { org, environment: environmentFlag, address: { value: "G...", help: "the wallet's Stellar public key" } },
     prints: ok,
     run: async (deps, f) => {
-      await setSettlementWallet(deps, { organizationId: f.org!, environment: environment(f), address: f.address! });
+      await (await organizations()).setSettlementWallet(deps, { organizationId: f.org!, environment: environment(f), address: f.address! });
       return { ok: true };
     },
   },
@@ -73,7 +68,7 @@ export const commands: Record<string, Command> = {
     flags: { org },
     prints:
       '{"wallets":[{"environment":"sandbox","settlement_address":"G..." or null,"enabled_assets":[{"code":"XLM","issuer":null},...]},{"environment":"production",...}]}',
-    run: async (deps, f) => ({ wallets: await listSettlementWallets(deps, f.org!) }),
+    run: async (deps, f) => ({ wallets: await (await organizations()).listSettlementWallets(deps, f.org!) }),
   },
   "asset enable": {
     summary: "let payments of an environment settle in a credit asset (XLM is always enabled)",
@@ -85,7 +80,7 @@ export const commands: Record<string, Command> = {
     },
     prints: ok,
     run: async (deps, f) => {
-      await enableAsset(deps, { organizationId: f.org!, environment: environment(f), code: f.code!, issuer: f.issuer! });
+      await (await organizations()).enableAsset(deps, { organizationId: f.org!, environment: environment(f), code: f.code!, issuer: f.issuer! });
       return { ok: true };
     },
   },
@@ -100,7 +95,7 @@ export const commands: Record<string, Command> = {
     },
     prints: ok,
     run: async (deps, f) => {
-      await setExchangeRate(deps, {
+      await (await organizations()).setExchangeRate(deps, {
         organizationId: f.org!,
         environment: environment(f),
         currency: f.currency!,
@@ -124,7 +119,7 @@ export const commands: Record<string, Command> = {
     },
     prints: '{"user_id":"usr_...","email":"...","role":"..."} plus "password" when one was generated (shown only now: only its argon2id hash is stored)',
     run: async (deps, f) => {
-      const { user, generatedPassword } = await createUser(deps, { organizationId: f.org!, email: f.email!, role: f.role!, password: f.password });
+      const { user, generatedPassword } = await (await users()).createUser(deps, { organizationId: f.org!, email: f.email!, role: f.role!, password: f.password });
       return { user_id: user.id, email: user.email, role: user.role, ...(generatedPassword !== null && { password: generatedPassword }) };
     },
   },
@@ -133,9 +128,9 @@ export const commands: Record<string, Command> = {
     flags: { org },
     prints: '{"users":[{"id":"usr_...","email":"...","role":"...","created_at":"<ISO 8601>"}]}',
     run: async (deps, f) => {
-      await requireOrganization(deps, f.org!);
-      const users = await listUsers(deps, f.org!);
-      return { users: users.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: u.createdAt.toISOString() })) };
+      await (await organizations()).requireOrganization(deps, f.org!);
+      const list = await (await users()).listUsers(deps, f.org!);
+      return { users: list.map((u) => ({ id: u.id, email: u.email, role: u.role, created_at: u.createdAt.toISOString() })) };
     },
   },
   "key create": {
@@ -143,8 +138,8 @@ export const commands: Record<string, Command> = {
     flags: { org, environment: environmentFlag },
     prints: '{"api_key":"pk_test_..." or "pk_live_..."} (shown only now: only its hash is stored)',
     run: async (deps, f) => {
-      await requireOrganization(deps, f.org!);
-      return { api_key: await createApiKey(deps, { organizationId: f.org!, environment: environment(f) }) };
+      await (await organizations()).requireOrganization(deps, f.org!);
+      return { api_key: await (await apiKeys()).createApiKey(deps, { organizationId: f.org!, environment: environment(f) }) };
     },
   },
   "key list": {
@@ -153,8 +148,8 @@ export const commands: Record<string, Command> = {
     prints:
       '{"api_keys":[{"id":"key_...","environment":"sandbox","prefix":"pk_test_Ab12Cd34","role":"admin" or "developer","created_at":"<ISO 8601>","revoked_at":null or "<ISO 8601>"}]}',
     run: async (deps, f) => {
-      await requireOrganization(deps, f.org!);
-      return { api_keys: await listApiKeys(deps, f.org!) };
+      await (await organizations()).requireOrganization(deps, f.org!);
+      return { api_keys: await (await apiKeys()).listApiKeys(deps, f.org!) };
     },
   },
   "key revoke": {
@@ -162,7 +157,7 @@ export const commands: Record<string, Command> = {
     flags: { "key-prefix": { value: "PREFIX", help: "the key's first 16 characters (the prefix `key list` shows)" } },
     prints: ok,
     run: async (deps, f) => {
-      await revokeApiKey(deps, { prefix: f["key-prefix"]! });
+      await (await apiKeys()).revokeApiKey(deps, { prefix: f["key-prefix"]! });
       return { ok: true };
     },
   },
@@ -177,7 +172,7 @@ export const commands: Record<string, Command> = {
       if (webhookSecretKeys.length === 0 && !existsSync(webhookSecretKeyFile)) {
         throw new Error(`no key: set WEBHOOK_SECRET_KEYS as the service has it (${webhookSecretKeyFile} does not exist)`);
       }
-      const result = await resealWebhookSecrets(deps);
+      const result = await (await webhookEndpoints()).resealWebhookSecrets(deps);
       if (result.unreadable > 0) {
         throw new Error(
           `${result.unreadable} webhook secrets are encrypted with keys that are not configured (${result.missingKeyIds.join(", ")}): ` +

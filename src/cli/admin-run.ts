@@ -4,8 +4,6 @@
 // (admin.ts prints and exits) so that tests run commands without a process each.
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.ts";
-import { openDatabase } from "../db/client.ts";
-import { migrateDatabase } from "../db/migrate.ts";
 import { DomainError } from "../errors.ts";
 import { systemClock } from "../shared/clock.ts";
 import { timeOrderedIds } from "../shared/ids.ts";
@@ -53,6 +51,8 @@ export async function adminCommand(argv: string[], env: Record<string, string | 
   const request = parse(argv);
   if ("help" in request) return request.help;
   const config = loadConfig(env);
+  // The database's modules load only now (as the services do: admin-commands.ts), not for help.
+  const [{ openDatabase }, { migrateDatabase }] = await Promise.all([import("../db/client.ts"), import("../db/migrate.ts")]);
   await migrateDatabase(config.databaseUrl);
   const database = openDatabase(config.databaseUrl);
   try {
