@@ -8,7 +8,7 @@
 // PostgreSQL server is started by the machine, not by the bench, so it is not slowed (bench/README.md
 // says how to start it under the same library).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -39,4 +39,6 @@ if (built.status !== 0) process.exit(built.status ?? 1);
 const [program, ...args] = command.length ? command : ["npm", "run", "bench:reads"];
 const env = { BENCH_ONLY: "POST", BENCH_DATABASES: "sqlite", ...process.env, SYNC_DELAY_US: delay, LD_PRELOAD: join(dir, "slow-sync.so") };
 console.log(`every sync ${Number(delay) / 1000} ms slower: ${[program, ...args].join(" ")}`);
-process.exit(spawnSync(program!, args, { stdio: "inherit", env }).status ?? 1);
+const ran = spawnSync(program!, args, { stdio: "inherit", env });
+rmSync(dir, { recursive: true, force: true });
+process.exit(ran.status ?? 1);
